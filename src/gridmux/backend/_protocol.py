@@ -1,0 +1,280 @@
+"""The one interface every gridmux tool is written against.
+
+Two implementations satisfy it structurally: the real backend
+(``gridmux.backend.LibtmuxBackend``, tmux through libtmux and subprocess) and
+the simulator (``tmuxsim.SimBackend``). Methods take and return plain values
+from ``_types``; failures raise the classes in ``gridmux.errors``.
+
+Conventions shared by every method:
+
+* ``server`` selects the tmux server (socket name or path).
+* Targets are tmux ids (``$n`` sessions, ``@n`` windows, ``%n`` panes); name
+  and index resolution happens in the MCP layer, on top of the listings.
+* A missing target raises ``NotFound``; a malformed value ``InvalidArgument``;
+  anything tmux refuses ``TmuxFailure``.
+* Calls are synchronous; the MCP layer runs them off the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from ._types import (
+    BufferInfo,
+    HookEntry,
+    OptionScope,
+    PaneInfo,
+    PaneSnapshot,
+    PaneState,
+    RowBound,
+    ServerInfo,
+    ServerRef,
+    SessionInfo,
+    SplitDirection,
+    WindowInfo,
+)
+
+
+class TmuxBackend(Protocol):
+    # -- discovery -----------------------------------------------------------
+    def server_info(self, server: ServerRef) -> ServerInfo:
+        """Describe the server; ``is_alive`` is False (no error) when none runs."""
+        ...
+
+    def list_sessions(self, server: ServerRef) -> list[SessionInfo]:
+        """All sessions, in tmux's order. No server running: an empty list."""
+        ...
+
+    def list_windows(self, server: ServerRef, session_id: str | None = None) -> list[WindowInfo]:
+        """Windows of one session, or of every session when ``session_id`` is None."""
+        ...
+
+    def list_panes(
+        self,
+        server: ServerRef,
+        *,
+        session_id: str | None = None,
+        window_id: str | None = None,
+    ) -> list[PaneInfo]:
+        """Panes of one window, one session, or the whole server."""
+        ...
+
+    # -- reads ---------------------------------------------------------------
+    def pane_state(self, server: ServerRef, pane_id: str) -> PaneState:
+        """The pane's grid state. A pane that no longer exists raises NotFound."""
+        ...
+
+    def snapshot(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> PaneSnapshot:
+        """State plus rows ``start..end`` (``capture-pane -S/-E``) at ONE instant.
+
+        On real tmux this is one command list (``display-message -p`` chained
+        with ``capture-pane -p``) so no pane output is processed in between.
+        """
+        ...
+
+    def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
+        """Expand a tmux format string against a target (``display-message -p``)."""
+        ...
+
+    def show_options(
+        self,
+        server: ServerRef,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> dict[str, str]:
+        """Options set at one scope (``show-options``), values as tmux prints them."""
+        ...
+
+    def show_environment(
+        self, server: ServerRef, session_id: str | None = None
+    ) -> dict[str, str | None]:
+        """Global or session environment; ``None`` marks a variable set to be removed."""
+        ...
+
+    def list_buffers(self, server: ServerRef) -> list[BufferInfo]: ...
+
+    def show_buffer(self, server: ServerRef, name: str) -> str: ...
+
+    def show_hooks(
+        self,
+        server: ServerRef,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> list[HookEntry]: ...
+
+    # -- sessions, windows, panes -------------------------------------------
+    def new_session(
+        self,
+        server: ServerRef,
+        *,
+        name: str | None = None,
+        window_name: str | None = None,
+        start_directory: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        environment: Mapping[str, str] | None = None,
+        command: str | None = None,
+    ) -> SessionInfo:
+        """Create a detached session (starting the server if needed)."""
+        ...
+
+    def new_window(
+        self,
+        server: ServerRef,
+        session_id: str,
+        *,
+        name: str | None = None,
+        start_directory: str | None = None,
+        command: str | None = None,
+        environment: Mapping[str, str] | None = None,
+        select: bool = False,
+    ) -> WindowInfo: ...
+
+    def split_window(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        direction: SplitDirection = "below",
+        size: str | None = None,
+        start_directory: str | None = None,
+        command: str | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> PaneInfo: ...
+
+    def rename_session(self, server: ServerRef, session_id: str, new_name: str) -> None: ...
+
+    def rename_window(self, server: ServerRef, window_id: str, new_name: str) -> None: ...
+
+    def select_window(self, server: ServerRef, window_id: str) -> None: ...
+
+    def select_pane(self, server: ServerRef, pane_id: str) -> None: ...
+
+    def set_pane_title(self, server: ServerRef, pane_id: str, title: str) -> None: ...
+
+    def select_layout(self, server: ServerRef, window_id: str, layout: str) -> None: ...
+
+    def resize_pane(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        zoom: bool | None = None,
+    ) -> None: ...
+
+    def resize_window(
+        self,
+        server: ServerRef,
+        window_id: str,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+    ) -> None: ...
+
+    def move_window(
+        self,
+        server: ServerRef,
+        window_id: str,
+        *,
+        destination_session_id: str | None = None,
+        destination_index: int | None = None,
+    ) -> None: ...
+
+    def swap_pane(self, server: ServerRef, source_pane_id: str, target_pane_id: str) -> None: ...
+
+    def respawn_pane(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        kill: bool = True,
+        command: str | None = None,
+        start_directory: str | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        """Restart the pane's program; history is kept, the screen blanked."""
+        ...
+
+    def kill_pane(self, server: ServerRef, pane_id: str) -> None: ...
+
+    def kill_window(self, server: ServerRef, window_id: str) -> None: ...
+
+    def kill_session(self, server: ServerRef, session_id: str) -> None: ...
+
+    def kill_server(self, server: ServerRef) -> None: ...
+
+    # -- input and content -----------------------------------------------------
+    def send_keys(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        keys: str,
+        *,
+        literal: bool = False,
+        enter: bool = False,
+    ) -> None:
+        """Type ``keys`` (literally with ``literal``), then Enter, in one tmux call."""
+        ...
+
+    def clear_history(self, server: ServerRef, pane_id: str) -> None: ...
+
+    def copy_mode(
+        self, server: ServerRef, pane_id: str, *, enter: bool, scroll_up: int | None = None
+    ) -> None: ...
+
+    def pipe_pane(
+        self, server: ServerRef, pane_id: str, command: str | None, *, append: bool = True
+    ) -> None:
+        """Pipe pane output to a shell command; ``None`` stops piping."""
+        ...
+
+    # -- options, environment, buffers, channels -----------------------------
+    def set_option(
+        self,
+        server: ServerRef,
+        name: str,
+        value: str,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> None: ...
+
+    def set_environment(
+        self, server: ServerRef, name: str, value: str, *, session_id: str | None = None
+    ) -> None: ...
+
+    def load_buffer(self, server: ServerRef, name: str, content: str) -> None: ...
+
+    def paste_buffer(
+        self,
+        server: ServerRef,
+        name: str,
+        pane_id: str,
+        *,
+        bracket: bool = True,
+        delete: bool = False,
+    ) -> None: ...
+
+    def delete_buffer(self, server: ServerRef, name: str) -> None: ...
+
+    def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:
+        """Block until ``channel`` is signalled; False when ``timeout`` passes first."""
+        ...
+
+    def signal_channel(self, server: ServerRef, channel: str) -> None: ...
