@@ -174,9 +174,7 @@ def resolve_row_range(
     last = history_size + height - 1
     if start is None:
         top = history_size
-    elif start == "-":
-        top = 0
-    elif start < 0 and -start > history_size:
+    elif start == "-" or (start < 0 and -start > history_size):
         top = 0
     else:
         top = history_size + start

@@ -1,0 +1,3 @@
+from gridmux.app import main
+
+main()

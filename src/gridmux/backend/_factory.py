@@ -1,0 +1,18 @@
+"""Entry point for the real backend (``gridmux --backend tmux``)."""
+
+from __future__ import annotations
+
+from ._protocol import TmuxBackend
+from ._types import ServerRef
+
+
+def libtmux_backend(settings: object) -> TmuxBackend:
+    from ._libtmux import LibtmuxBackend  # libtmux is imported only when tmux is served
+
+    return LibtmuxBackend(
+        getattr(settings, "tmux_bin", None),
+        default_server=ServerRef(
+            socket_name=getattr(settings, "socket_name", None),
+            socket_path=getattr(settings, "socket_path", None),
+        ),
+    )

@@ -1,0 +1,295 @@
+"""The capture_since algorithm: sans-IO, standard library only.
+
+Rules, strongest first (DESIGN.md §3):
+
+1. Never silently lose or repeat a row. A delta is reported as exact only
+   when the last row read is re-located at exactly ONE position among the
+   rows tmux still holds; otherwise ``lines_missed`` is set, the visible
+   screen is returned and a fresh cursor starts there.
+2. No needless loss: trimming at ``history-limit``, output streaming during
+   the read, height resizes and cursor-row rewrites keep deltas exact.
+3. A cursor for another server or pane, a dead pane, or a pane that runs a
+   new process is refused, never read.
+
+Theory of operation. tmux exposes no counter of rows added or trimmed; every
+absolute row index drops by ``d`` when ``d`` rows are trimmed from the top
+(collection in batches of ``history-limit // 10``, clear-history, a lowered
+limit on 3.7+), and is otherwise stable: scrolling, clears that push the
+screen into history and height resizes (``history_size + cursor_y`` is
+invariant) never move a row. So the old anchor row is now at ``p = A - d``
+for an unknown ``d >= 0``. The cursor holds hashes of the rows above the
+anchor; a position ``p`` is a *candidate* when the rows above it carry
+those hashes (all of them, or, when trimming has cut into the window, the
+surviving ones, if at least ``MIN_EVIDENCE`` survive). The true position is
+always a candidate while those rows are unchanged, so one candidate is a
+proof and several are ambiguity. Periodic output (``yes``, repeated log
+lines) matches at many shifts and honestly reports ``lines_missed``.
+
+The read is one atomic snapshot (state + rows in one tmux command list),
+so output streaming during the call cannot tear it: ``plan`` says which
+rows to read, ``first``/``advance`` turn the snapshot into a result.
+
+What a delta contains: rows after the anchor up to the cursor row. The
+cursor row itself is delivered only once it has text (or once the cursor
+has left it), so a streaming log does not produce a trailing empty line;
+when the row delivered last is rewritten in place (a prompt that got a
+command typed on it, a progress line redrawn with ``\\r``), its new version
+comes first and ``first_line_rewritten`` says it replaces the old one. Text
+a program draws below its cursor is delivered once the cursor passes it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from ._cursor import WINDOW, Cursor, CursorFormatError, row_hash
+
+#: fewest surviving window rows that may vouch for a position after trimming
+MIN_EVIDENCE = 6
+
+
+class StateView(Protocol):
+    """What the core reads from a pane state (``gridmux.backend.PaneState``)."""
+
+    @property
+    def pane_id(self) -> str: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def dead(self) -> bool: ...
+    @property
+    def history_size(self) -> int: ...
+    @property
+    def history_limit(self) -> int: ...
+    @property
+    def cursor_y(self) -> int: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def alternate_on(self) -> bool: ...
+    @property
+    def server_pid(self) -> int: ...
+
+
+class SnapshotView(Protocol):
+    """State plus rows ``top .. top+len(rows)-1`` read at one instant."""
+
+    @property
+    def state(self) -> StateView: ...
+    @property
+    def top(self) -> int: ...
+    @property
+    def rows(self) -> Sequence[str]: ...
+
+
+class Refusal(enum.Enum):
+    MALFORMED = "malformed"
+    OTHER_PANE = "other-pane"
+    OTHER_SERVER = "other-server"
+    RESPAWNED = "respawned"
+    DEAD = "dead"
+
+
+class CursorRejected(Exception):
+    def __init__(self, reason: Refusal, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPlan:
+    """Rows to snapshot, as ``capture-pane -S`` / ``-E`` bounds."""
+
+    start: int | Literal["-"]
+    end: int | Literal["-"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    lines: tuple[str, ...]
+    cursor: Cursor
+    lines_missed: bool
+    first_line_rewritten: bool
+    alternate_on: bool
+
+
+#: The first read needs the visible screen and up to WINDOW history rows above it.
+FIRST_PLAN = ReadPlan(start=-WINDOW, end=None)
+#: A follow-up read scans every retained row, so a unique match is a proof.
+FOLLOW_PLAN = ReadPlan(start="-", end=None)
+
+
+def parse_cursor(text: str, *, pane_id: str | None) -> Cursor:
+    """Decode a cursor and check it names ``pane_id`` when one was given."""
+    try:
+        cursor = Cursor.decode(text)
+    except CursorFormatError as exc:
+        raise CursorRejected(Refusal.MALFORMED, f"malformed cursor: {exc}") from exc
+    if pane_id is not None and pane_id != cursor.pane_id:
+        raise CursorRejected(
+            Refusal.OTHER_PANE,
+            f"the cursor belongs to pane {cursor.pane_id}, not {pane_id}",
+        )
+    return cursor
+
+
+def first(snapshot: SnapshotView) -> Reading:
+    """Start observing: the visible screen up to the cursor row, and a cursor."""
+    state = snapshot.state
+    _refuse_dead(state)
+    rows = _Rows(snapshot)
+    if state.alternate_on:
+        return _full_screen(rows, state, lines_missed=False)
+    return _visible(rows, state, lines_missed=False)
+
+
+def advance(cursor: Cursor, snapshot: SnapshotView) -> Reading:
+    """Everything written or rewritten since ``cursor``, or an honest miss."""
+    state = snapshot.state
+    _check_identity(cursor, state)
+    if snapshot.top != 0:
+        raise ValueError("advance() needs a snapshot of every retained row (FOLLOW_PLAN)")
+    rows = _Rows(snapshot)
+    if state.alternate_on:
+        # A full-screen program owns the screen; there is no transcript to diff.
+        return _full_screen(rows, state, lines_missed=True)
+    if cursor.alternate_on:
+        return _visible(rows, state, lines_missed=True)
+    position = _locate(cursor, rows)
+    new_anchor = state.history_size + state.cursor_y
+    if position is None or new_anchor < position:
+        return _visible(rows, state, lines_missed=True)
+    anchor_text = rows.text(position)
+    changed = row_hash(anchor_text) != cursor.anchor_hash
+    rewrite = cursor.shown and changed
+    include_anchor = rewrite or (not cursor.shown and (position < new_anchor or anchor_text != ""))
+    start = position if include_anchor else position + 1
+    if start > new_anchor:
+        # The cursor has not left the anchor row and that row has nothing new.
+        return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
+    lines = rows.slice(start, new_anchor)
+    # An empty cursor row is not delivered -- unless it is the delivered row erased.
+    keep_empty_cursor_row = rewrite and position == new_anchor
+    if lines[-1] == "" and not keep_empty_cursor_row:
+        lines = lines[:-1]
+        shown = False
+    else:
+        shown = True
+    return Reading(lines, _cursor_at(rows, state, shown), False, rewrite and bool(lines), False)
+
+
+def _check_identity(cursor: Cursor, state: StateView) -> None:
+    if cursor.pane_id != state.pane_id:
+        raise CursorRejected(
+            Refusal.OTHER_PANE, f"the cursor belongs to pane {cursor.pane_id}, not {state.pane_id}"
+        )
+    if cursor.server_pid != state.server_pid:
+        raise CursorRejected(
+            Refusal.OTHER_SERVER,
+            f"the cursor was made on another tmux server (pid {cursor.server_pid}, "
+            f"this one is {state.server_pid})",
+        )
+    _refuse_dead(state)
+    if cursor.pane_pid is not None and cursor.pane_pid != state.pid:
+        raise CursorRejected(
+            Refusal.RESPAWNED,
+            f"pane {state.pane_id} was respawned: it ran pid {cursor.pane_pid}, now {state.pid}",
+        )
+
+
+def _refuse_dead(state: StateView) -> None:
+    if state.dead:
+        raise CursorRejected(Refusal.DEAD, f"the program in pane {state.pane_id} has exited")
+
+
+def _locate(cursor: Cursor, rows: _Rows) -> int | None:
+    """The unique position of the cursor's anchor row now, or None."""
+    window = cursor.window
+    k = len(window)
+    last = min(cursor.anchor, rows.end - 1)
+    if k == 0:
+        # Nothing was above the anchor (row 0): only "nothing trimmed" fits.
+        return 0 if last >= 0 else None
+    hashes = rows.hashes()
+    need = min(k, MIN_EVIDENCE)
+    newest = window[-1]
+    found: list[int] = []
+    for p in range(need, last + 1):
+        if hashes[p - 1] != newest:
+            continue
+        m = min(k, p)
+        if hashes[p - m : p] == list(window[k - m :]):
+            found.append(p)
+            if len(found) > 1:
+                return None
+    return found[0] if found else None
+
+
+def _visible(rows: _Rows, state: StateView, *, lines_missed: bool) -> Reading:
+    """The visible screen down to the cursor row (an empty cursor row left out)."""
+    lines = rows.slice(state.history_size, state.history_size + state.cursor_y)
+    shown = bool(lines) and lines[-1] != ""
+    if lines and not shown:
+        lines = lines[:-1]
+    return Reading(lines, _cursor_at(rows, state, shown), lines_missed, False, False)
+
+
+def _full_screen(rows: _Rows, state: StateView, *, lines_missed: bool) -> Reading:
+    screen = list(rows.slice(state.history_size, state.history_size + state.height - 1))
+    while screen and screen[-1] == "":
+        screen.pop()
+    return Reading(tuple(screen), _cursor_at(rows, state, False), lines_missed, False, True)
+
+
+def _cursor_at(rows: _Rows, state: StateView, shown: bool) -> Cursor:
+    anchor = state.history_size + state.cursor_y
+    k = min(WINDOW, anchor - rows.top)
+    window = tuple(rows.hashes()[anchor - k - rows.top : anchor - rows.top])
+    return Cursor(
+        server_pid=state.server_pid,
+        pane_id=state.pane_id,
+        pane_pid=state.pid,
+        width=state.width,
+        height=state.height,
+        history_size=state.history_size,
+        history_limit=state.history_limit,
+        anchor=anchor,
+        alternate_on=state.alternate_on,
+        shown=shown,
+        anchor_hash=row_hash(rows.text(anchor)),
+        window=window,
+    )
+
+
+class _Rows:
+    """Snapshot rows addressed by absolute index, hashed lazily once."""
+
+    __slots__ = ("_hashes", "end", "rows", "top")
+
+    def __init__(self, snapshot: SnapshotView) -> None:
+        self.rows = snapshot.rows
+        self.top = snapshot.top
+        self.end = snapshot.top + len(snapshot.rows)
+        self._hashes: list[bytes] | None = None
+
+    def text(self, absolute: int) -> str:
+        if not self.top <= absolute < self.end:
+            raise ValueError(f"row {absolute} is outside the snapshot ({self.top}..{self.end - 1})")
+        return self.rows[absolute - self.top]
+
+    def slice(self, first: int, last: int) -> tuple[str, ...]:
+        """Rows ``first..last`` inclusive (empty when ``last < first``)."""
+        lo = max(first, self.top)
+        hi = min(last, self.end - 1)
+        return tuple(self.rows[lo - self.top : hi - self.top + 1]) if hi >= lo else ()
+
+    def hashes(self) -> list[bytes]:
+        """Row hashes indexed like the snapshot (``hashes()[i]`` is row ``top + i``)."""
+        if self._hashes is None:
+            self._hashes = [row_hash(text) for text in self.rows]
+        return self._hashes

@@ -1,0 +1,69 @@
+"""What every tool needs: the backend, the settings, and a safe way to call tmux.
+
+Backend calls are synchronous (subprocesses or the simulator), so tools run
+them in a worker thread and never block the event loop. Every error from the
+backend is turned into a tool error here, in one place, with the hint that
+tells the agent what to do next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import anyio.to_thread
+from fastmcp.exceptions import ToolError
+
+from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.errors import GridmuxError, InvalidArgument
+from gridmux.settings import Settings
+
+T = TypeVar("T")
+
+
+def tool_error(exc: GridmuxError) -> ToolError:
+    text = exc.message if not exc.hint else f"{exc.message}\nHint: {exc.hint}"
+    return ToolError(text)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    backend: TmuxBackend
+    settings: Settings
+
+    def server(self, socket_name: str | None = None) -> ServerRef:
+        """The server a call addresses: its own socket name, else the configured default."""
+        if socket_name is not None:
+            if not socket_name or "/" in socket_name:
+                raise tool_error(
+                    InvalidArgument(
+                        f"invalid socket_name {socket_name!r}",
+                        hint="A socket name is a plain name like 'work' (tmux -L).",
+                    )
+                )
+            return ServerRef(socket_name=socket_name)
+        return ServerRef(
+            socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
+        )
+
+    async def call(self, fn: Callable[[], T]) -> T:
+        """Run a backend call in a worker thread, translating gridmux errors."""
+        try:
+            return await anyio.to_thread.run_sync(fn)
+        except GridmuxError as exc:
+            raise tool_error(exc) from exc
+
+    def is_caller(self, server: ServerRef, pane_id: str) -> bool | None:
+        """Whether ``pane_id`` is the pane this MCP server runs in (None: not in tmux)."""
+        caller = self.settings.caller_pane
+        if caller is None:
+            return None
+        if caller != pane_id:
+            return False
+        socket = self.settings.caller_socket
+        if socket is None:
+            return True
+        if server.socket_path is not None:
+            return server.socket_path == socket
+        return socket.rsplit("/", 1)[-1] == (server.socket_name or "default")

@@ -1,0 +1,121 @@
+"""Result models returned by the tools (structured output with schemas).
+
+Field names follow the predecessor's results, so prompts written for it keep
+working; numbers are numbers here, and a few fields are added where agents
+need them (marked "gridmux:" in the descriptions).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class SessionInfo(_Result):
+    session_id: str = Field(description="Session id, e.g. '$0'.")
+    session_name: str
+    window_count: int
+    session_attached: str | None = Field(
+        description="Number of attached clients, as tmux prints it."
+    )
+    session_created: str | None = Field(
+        description="Creation time (Unix seconds), as tmux prints it."
+    )
+    active_pane_id: str | None = Field(description="The pane a client attaching would see.")
+
+
+class PaneInfo(_Result):
+    pane_id: str = Field(description="Pane id, e.g. '%3'.")
+    pane_index: int
+    pane_width: int
+    pane_height: int
+    pane_left: int
+    pane_top: int
+    pane_right: int
+    pane_bottom: int
+    pane_at_left: bool
+    pane_at_right: bool
+    pane_at_top: bool
+    pane_at_bottom: bool
+    pane_tty: str
+    pane_current_command: str
+    pane_current_path: str
+    pane_pid: int | None = Field(description="Process id; null when tmux reports none.")
+    pane_title: str
+    pane_active: bool
+    pane_dead: bool = Field(description="gridmux: the pane's program has exited.")
+    window_id: str
+    window_index: int
+    window_name: str
+    session_id: str
+    session_name: str
+    is_caller: bool | None = Field(
+        description="True when this is the pane the MCP server itself runs in; null if unknown."
+    )
+
+
+class PaneSnapshot(_Result):
+    pane_id: str
+    content: str = Field(description="Visible screen text, trailing blank rows removed.")
+    cursor_x: int
+    cursor_y: int
+    pane_width: int
+    pane_height: int
+    pane_left: int
+    pane_top: int
+    pane_right: int
+    pane_bottom: int
+    pane_at_left: bool
+    pane_at_right: bool
+    pane_at_top: bool
+    pane_at_bottom: bool
+    pane_tty: str
+    pane_pid: int | None
+    pane_dead: bool
+    alternate_on: bool
+    pane_in_mode: bool
+    pane_mode: str | None
+    history_size: int
+    history_limit: int = Field(description="gridmux: the pane's scrollback limit.")
+    title: str
+    pane_current_command: str
+    pane_current_path: str
+    is_caller: bool | None
+    content_truncated: bool
+    content_truncated_lines: int
+
+
+class CaptureSinceResult(_Result):
+    pane_id: str
+    cursor: str = Field(
+        description="Opaque cursor; pass it back unchanged to read what comes next."
+    )
+    lines: list[str] = Field(
+        description="Rows written or rewritten since the cursor, oldest first."
+    )
+    elapsed_seconds: float
+    lines_missed: bool = Field(
+        description=(
+            "True when rows between the cursor and now could not be recovered exactly (trimmed, "
+            "cleared, reflowed or ambiguous); lines is then the visible screen."
+        )
+    )
+    truncated: bool
+    truncated_lines: int = Field(
+        description="Whole lines dropped from the head by max_lines/max_bytes."
+    )
+    truncated_bytes: int = Field(
+        description="UTF-8 bytes dropped from the head (newlines included)."
+    )
+    first_line_rewritten: bool = Field(
+        description=(
+            "gridmux: lines[0] is a new version of the last line the previous call returned "
+            "(the cursor row was rewritten: a command typed at a prompt, a redrawn progress line)."
+        )
+    )
+    alternate_on: bool = Field(
+        description="gridmux: a full-screen program is running; lines is its screen, not a delta."
+    )

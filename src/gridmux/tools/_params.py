@@ -1,0 +1,53 @@
+"""Parameter types shared by tools: one description per concept, one place."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+SocketName = Annotated[
+    str | None, Field(description="tmux socket name (tmux -L); default: the configured server.")
+]
+PaneId = Annotated[str | None, Field(description="Pane id, e.g. '%1'.")]
+SessionName = Annotated[str | None, Field(description="Session name, to pick its active pane.")]
+SessionId = Annotated[
+    str | None, Field(description="Session id, e.g. '$1', to pick its active pane.")
+]
+WindowId = Annotated[
+    str | None, Field(description="Window id, e.g. '@1', to pick its active pane.")
+]
+Filters = Annotated[
+    dict[str, Any] | str | None,
+    Field(
+        description=(
+            'Django-style filters, e.g. {"pane_current_command__contains": "vim"} '
+            "(ops: exact iexact contains icontains startswith istartswith endswith iendswith "
+            "in nin regex iregex), as an object or a JSON string."
+        )
+    ),
+]
+MaxLines = Annotated[
+    int | None,
+    Field(ge=1, description="Keep at most this many of the newest lines; null for no limit."),
+]
+
+READONLY = ToolAnnotations(
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+CREATES = ToolAnnotations(
+    read_only_hint=False,
+    destructive_hint=False,
+    idempotent_hint=False,
+    open_world_hint=False,
+)
+TYPES_INPUT = ToolAnnotations(
+    read_only_hint=False,
+    destructive_hint=True,
+    idempotent_hint=False,
+    open_world_hint=True,
+)

@@ -1,0 +1,160 @@
+"""capture_since: the driver around the sans-IO core in ``gridmux.capture``.
+
+One atomic snapshot per call (state and rows from one tmux command list):
+the core plans which rows to read and turns the snapshot into a result.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gridmux.capture import (
+    FIRST_PLAN,
+    FOLLOW_PLAN,
+    CursorRejected,
+    Reading,
+    Refusal,
+    advance,
+    first,
+    limit_tail,
+    parse_cursor,
+)
+from gridmux.errors import GridmuxError, InvalidCursor, NotFound, PaneDead, PaneRespawned
+
+from ._context import ToolContext
+from ._models import CaptureSinceResult
+from ._params import READONLY, SessionId, SessionName, SocketName, WindowId
+from ._targets import resolve_pane
+
+_REFUSALS: dict[Refusal, type[GridmuxError]] = {
+    Refusal.MALFORMED: InvalidCursor,
+    Refusal.OTHER_PANE: InvalidCursor,
+    Refusal.OTHER_SERVER: InvalidCursor,
+    Refusal.RESPAWNED: PaneRespawned,
+    Refusal.DEAD: PaneDead,
+}
+
+
+def refusal_error(exc: CursorRejected) -> GridmuxError:
+    error = _REFUSALS[exc.reason](str(exc))
+    if exc.reason is Refusal.DEAD:
+        error.hint = (
+            "Its last output can still be read with capture_pane; respawn_pane restarts it, "
+            "and capture_since without a cursor starts over."
+        )
+    return error
+
+
+def register(mcp: FastMCP, ctx: ToolContext) -> None:
+    @mcp.tool(title="Capture Since", annotations=READONLY, tags={"readonly"})
+    async def capture_since(
+        cursor: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Cursor from a previous capture_since call. Omit it to read the visible "
+                    "screen and start a cursor."
+                )
+            ),
+        ] = None,
+        pane_id: Annotated[
+            str | None,
+            Field(description="Pane id, e.g. '%1'. Optional with a cursor (it names its pane)."),
+        ] = None,
+        session_name: SessionName = None,
+        session_id: SessionId = None,
+        window_id: WindowId = None,
+        max_lines: Annotated[
+            int | None,
+            Field(ge=1, description="Return at most this many of the newest lines (null: all)."),
+        ] = 500,
+        max_bytes: Annotated[
+            int | None,
+            Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
+        ] = 128000,
+        socket_name: SocketName = None,
+    ) -> CaptureSinceResult:
+        """Read only what a pane printed since your last look.
+
+        Use to follow a pane across turns -- a build, a test run, a server log --
+        without re-reading scrollback. The first call (no cursor) returns the
+        visible screen and a cursor; pass that cursor back to get only rows
+        written or rewritten after it, plus a new cursor. Rows that scrolled
+        into tmux's history are still returned exactly.
+
+        lines_missed=true means rows could not be recovered exactly (trimmed
+        by history-limit, cleared, reflowed by a width change, or ambiguous):
+        lines is then the visible screen and the new cursor starts there.
+        first_line_rewritten=true means lines[0] replaces the last line you
+        got before (e.g. a command typed at the prompt). Truncation drops the
+        oldest lines and is reported in truncated_lines/truncated_bytes.
+
+        A cursor is tied to one pane and one process: after the pane dies or
+        is respawned, or for another pane, the call fails -- start over
+        without a cursor. To wait for a command you started, prefer run_command
+        or wait_for_text.
+        """
+        started = time.perf_counter()
+        server = ctx.server(socket_name)
+        targeted = session_name is not None or session_id is not None or window_id is not None
+
+        def read() -> tuple[str, Reading]:
+            if cursor is None:
+                pane = resolve_pane(
+                    ctx.backend,
+                    server,
+                    pane_id=pane_id,
+                    session_name=session_name,
+                    session_id=session_id,
+                    window_id=window_id,
+                )
+                snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
+                return pane.pane_id, first(snap)
+            parsed = parse_cursor(cursor, pane_id=pane_id)
+            if targeted:
+                pane = resolve_pane(
+                    ctx.backend,
+                    server,
+                    session_name=session_name,
+                    session_id=session_id,
+                    window_id=window_id,
+                )
+                if pane.pane_id != parsed.pane_id:
+                    raise CursorRejected(
+                        Refusal.OTHER_PANE,
+                        f"the cursor belongs to pane {parsed.pane_id}, but the target "
+                        f"resolves to {pane.pane_id}",
+                    )
+            try:
+                snap = ctx.backend.snapshot(server, parsed.pane_id, start=FOLLOW_PLAN.start)
+            except NotFound as exc:
+                raise NotFound(
+                    f"pane {parsed.pane_id} of this cursor no longer exists",
+                    hint="Call capture_since without a cursor on a live pane (see list_panes).",
+                ) from exc
+            return parsed.pane_id, advance(parsed, snap)
+
+        def guarded() -> tuple[str, Reading]:
+            try:
+                return read()
+            except CursorRejected as exc:
+                raise refusal_error(exc) from exc
+
+        target, reading = await ctx.call(guarded)
+        limited = limit_tail(reading.lines, max_lines, max_bytes)
+        return CaptureSinceResult(
+            pane_id=target,
+            cursor=reading.cursor.encode(),
+            lines=list(limited.lines),
+            elapsed_seconds=round(time.perf_counter() - started, 6),
+            lines_missed=reading.lines_missed,
+            truncated=limited.truncated,
+            truncated_lines=limited.truncated_lines,
+            truncated_bytes=limited.truncated_bytes,
+            first_line_rewritten=reading.first_line_rewritten and limited.truncated_lines == 0,
+            alternate_on=reading.alternate_on,
+        )

@@ -1,0 +1,1 @@
+"""Shared pytest configuration: nothing here touches tmux or the network."""
