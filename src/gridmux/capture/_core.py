@@ -25,6 +25,12 @@ always a candidate while those rows are unchanged, so one candidate is a
 proof and several are ambiguity. Periodic output (``yes``, repeated log
 lines) matches at many shifts and honestly reports ``lines_missed``.
 
+A cursor taken within ``MIN_EVIDENCE`` rows of the top of a pane has too
+little above it to vouch for anything (a clear followed by similar output
+would look the same), so its first follow-up is a miss -- unless nothing at
+all changed -- and, since it had seen the whole grid, resynchronises from
+the top of the grid rather than from the visible screen.
+
 The read is one atomic snapshot (state + rows in one tmux command list),
 so output streaming during the call cannot tear it: ``plan`` says which
 rows to read, ``first``/``advance`` turn the snapshot into a result.
@@ -160,10 +166,19 @@ def advance(cursor: Cursor, snapshot: SnapshotView) -> Reading:
         return _full_screen(rows, state, lines_missed=True)
     if cursor.alternate_on:
         return _visible(rows, state, lines_missed=True)
+    if cursor.width != state.width:
+        # Reflow rewrapped every row: row text no longer lines up with the
+        # cursor's hashes, and trimmed trailing blanks make false matches.
+        return _visible(rows, state, lines_missed=True, top=0 if _young(cursor) else None)
     position = _locate(cursor, rows)
     new_anchor = state.history_size + state.cursor_y
+    if position is None and _young(cursor) and _unchanged(cursor, rows, state):
+        return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
     if position is None or new_anchor < position:
-        return _visible(rows, state, lines_missed=True)
+        # A young cursor saw the whole grid: resynchronise from its top, so
+        # nothing retained is withheld; otherwise from the visible screen.
+        top = 0 if _young(cursor) else state.history_size
+        return _visible(rows, state, lines_missed=True, top=top)
     anchor_text = rows.text(position)
     changed = row_hash(anchor_text) != cursor.anchor_hash
     rewrite = cursor.shown and changed
@@ -208,18 +223,22 @@ def _refuse_dead(state: StateView) -> None:
 
 
 def _locate(cursor: Cursor, rows: _Rows) -> int | None:
-    """The unique position of the cursor's anchor row now, or None."""
+    """The unique position of the cursor's anchor row now, or None.
+
+    A position needs ``MIN_EVIDENCE`` window rows to vouch for it. Every
+    position where the window lines up counts, also positions after the old
+    anchor (where the anchor cannot be, since rows only ever move up): a
+    window that occurs twice shows repetitive output, where a match proves
+    nothing.
+    """
     window = cursor.window
     k = len(window)
-    last = min(cursor.anchor, rows.end - 1)
-    if k == 0:
-        # Nothing was above the anchor (row 0): only "nothing trimmed" fits.
-        return 0 if last >= 0 else None
+    if k < MIN_EVIDENCE:
+        return None
     hashes = rows.hashes()
-    need = min(k, MIN_EVIDENCE)
     newest = window[-1]
     found: list[int] = []
-    for p in range(need, last + 1):
+    for p in range(MIN_EVIDENCE, rows.end):
         if hashes[p - 1] != newest:
             continue
         m = min(k, p)
@@ -227,12 +246,35 @@ def _locate(cursor: Cursor, rows: _Rows) -> int | None:
             found.append(p)
             if len(found) > 1:
                 return None
-    return found[0] if found else None
+    if not found or found[0] > cursor.anchor:
+        return None
+    return found[0]
 
 
-def _visible(rows: _Rows, state: StateView, *, lines_missed: bool) -> Reading:
-    """The visible screen down to the cursor row (an empty cursor row left out)."""
-    lines = rows.slice(state.history_size, state.history_size + state.cursor_y)
+def _young(cursor: Cursor) -> bool:
+    """The cursor was taken within MIN_EVIDENCE rows of the top of the grid."""
+    return len(cursor.window) < MIN_EVIDENCE
+
+
+def _unchanged(cursor: Cursor, rows: _Rows, state: StateView) -> bool:
+    """Every row up to the anchor, the anchor and the cursor are as they were."""
+    anchor = cursor.anchor
+    return (
+        state.history_size + state.cursor_y == anchor
+        and state.history_size == cursor.history_size
+        and anchor < rows.end
+        and rows.hashes()[anchor - len(cursor.window) : anchor + 1]
+        == [*cursor.window, cursor.anchor_hash]
+    )
+
+
+def _visible(
+    rows: _Rows, state: StateView, *, lines_missed: bool, top: int | None = None
+) -> Reading:
+    """Rows from ``top`` (default: the visible screen) down to the cursor row,
+    an empty cursor row left out."""
+    first_row = state.history_size if top is None else top
+    lines = rows.slice(first_row, state.history_size + state.cursor_y)
     shown = bool(lines) and lines[-1] != ""
     if lines and not shown:
         lines = lines[:-1]

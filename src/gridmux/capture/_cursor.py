@@ -52,7 +52,7 @@ class Cursor:
     window: tuple[bytes, ...]
 
     def __post_init__(self) -> None:
-        if self.anchor < 0 or self.history_size < 0 or self.width < 1 or self.height < 1:
+        if min(self.anchor, self.history_size) < 0 or min(self.width, self.height) < 1:
             raise CursorFormatError("cursor geometry out of range")
         if len(self.window) > min(WINDOW, self.anchor):
             raise CursorFormatError("cursor window longer than the rows above its anchor")

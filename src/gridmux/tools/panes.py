@@ -124,9 +124,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             raise tool_error(exc) from exc
         return [results[i] for i in keep]
 
-    @mcp.tool(
-        title="Get tmux Pane Info", annotations=READONLY, tags={"readonly"}
-    )
+    @mcp.tool(title="Get tmux Pane Info", annotations=READONLY, tags={"readonly"})
     async def get_pane_info(
         pane_id: PaneId = None,
         session_name: SessionName = None,

@@ -1,0 +1,159 @@
+"""Checks and argv fragments shared by the real backend's operations.
+
+Ids are checked before anything runs: sessions ``$N``, windows ``@N``, panes
+``%N`` (names are resolved by the MCP layer), so a malformed value is an
+``InvalidArgument`` and never reaches tmux as a name to guess at. Text that
+tmux expands as a format (``-c`` directories here) is escaped to arrive
+verbatim; ``-e`` values are taken as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from gridmux.errors import InvalidArgument, TmuxFailure
+
+from ._runner import format_literal
+from ._types import OptionScope, ServerRef, SplitDirection
+
+_T = TypeVar("_T")
+
+_ID_PATTERNS = {
+    "session": ("$", re.compile(r"\$\d+")),
+    "window": ("@", re.compile(r"@\d+")),
+    "pane": ("%", re.compile(r"%\d+")),
+}
+_ANY_ID = re.compile(r"[$@%]\d+")
+_SIZE = re.compile(r"[1-9]\d*%?")
+_SCOPE_FLAGS: dict[str, list[str]] = {
+    "server": ["-s"],
+    "session": [],
+    "window": ["-w"],
+    "pane": ["-p"],
+}
+_SPLIT_FLAGS: dict[str, list[str]] = {
+    "below": ["-v"],
+    "above": ["-v", "-b"],
+    "right": ["-h"],
+    "left": ["-h", "-b"],
+}
+
+
+# -- argument checks and builders ------------------------------------------------
+
+
+def check_id(kind: str, value: str) -> str:
+    prefix, pattern = _ID_PATTERNS[kind]
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise InvalidArgument(f"{value!r} is not a tmux {kind} id (expected {prefix}N)")
+    return value
+
+
+def check_target(value: str | None) -> str:
+    if not isinstance(value, str) or not _ANY_ID.fullmatch(value):
+        raise InvalidArgument(f"{value!r} is not a tmux id ($N session, @N window, %N pane)")
+    return value
+
+
+def check_name(what: str, value: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"{what} must be a non-empty string")
+    return value
+
+
+def check_env_name(name: str) -> str:
+    if not isinstance(name, str) or not name or "=" in name:
+        raise InvalidArgument(f"environment variable name {name!r} must be non-empty, without '='")
+    return name
+
+
+def size_args(width: int | None, height: int | None) -> list[str]:
+    args: list[str] = []
+    for flag, value in (("-x", width), ("-y", height)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"size {value!r} must be a positive number of cells")
+        args += [flag, str(value)]
+    return args
+
+
+def spawn_args(start_directory: str | None, environment: Mapping[str, str] | None) -> list[str]:
+    """``-c`` (format-expanded by tmux, so escaped) and ``-e`` (taken verbatim)."""
+    args: list[str] = []
+    if start_directory is not None:
+        args += ["-c", format_literal(check_name("start_directory", start_directory))]
+    for name, value in (environment or {}).items():
+        args += ["-e", f"{check_env_name(name)}={value}"]
+    return args
+
+
+def command_args(command: str | None) -> list[str]:
+    return [] if command is None else ["--", command]
+
+
+def split_args(direction: SplitDirection, size: str | None) -> list[str]:
+    if direction not in _SPLIT_FLAGS:
+        raise InvalidArgument(f"direction {direction!r} is not one of {list(_SPLIT_FLAGS)}")
+    args = list(_SPLIT_FLAGS[direction])
+    if size is not None:
+        if not isinstance(size, str) or not _SIZE.fullmatch(size):
+            raise InvalidArgument(f"split size {size!r} must be 'N' cells or 'N%' (N >= 1)")
+        args += ["-l", size]
+    return args
+
+
+# Presets every tmux from 3.2a knows. tmux 3.3a crashes (the server exits) on
+# select-layout with an unknown name or a layout string whose checksum is not
+# four hex digits, so nothing else is let through.
+_LAYOUT_PRESETS = frozenset(
+    ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
+)
+_LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
+
+
+def check_layout(layout: str) -> str:
+    if not isinstance(layout, str) or not (
+        layout in _LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout)
+    ):
+        raise InvalidArgument(
+            f"layout {layout!r} is neither one of {sorted(_LAYOUT_PRESETS)} "
+            "nor a layout string as tmux prints it (e.g. 'b25d,80x24,0,0,0')"
+        )
+    return layout
+
+
+def scope_args(scope: OptionScope, target: str | None, global_: bool) -> list[str]:
+    if scope not in _SCOPE_FLAGS:
+        raise InvalidArgument(f"option scope {scope!r} is not one of {list(_SCOPE_FLAGS)}")
+    args = ["-g"] if global_ else []
+    args += _SCOPE_FLAGS[scope]
+    if target is not None:
+        if global_:
+            raise InvalidArgument("a global option takes no target")
+        args += ["-t", check_target(target)]
+    return args
+
+
+def parsed(what: str, parse: Callable[[], _T]) -> _T:
+    """``parse()``, with a malformed answer from tmux reported as ``TmuxFailure``."""
+    try:
+        return parse()
+    except ValueError as exc:
+        raise TmuxFailure(f"cannot {what}: unexpected output from tmux ({exc})") from exc
+
+
+def first(what: str, parse: Callable[[], list[_T]]) -> _T:
+    items = parsed(what, parse)
+    if len(items) != 1:
+        raise TmuxFailure(f"cannot {what}: tmux printed {len(items)} records instead of one")
+    return items[0]
+
+
+def socket_name(server: ServerRef, socket_path: str) -> str | None:
+    if server.socket_path is not None:
+        return None
+    return server.socket_name or os.path.basename(socket_path)

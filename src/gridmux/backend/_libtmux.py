@@ -1,0 +1,170 @@
+"""The real backend: tmux itself, one subprocess per operation.
+
+Every call is one tmux invocation built and run by ``_runner.TmuxRunner``
+(argv lists, ``-u``, ``-L``/``-S``, a deadline, error translation in one
+place), with our own formats from ``_formats``. The operations are grouped by
+concern: ``_reads.ReadOperations`` (discovery, state, snapshots, settings),
+``_objects.ObjectOperations`` (sessions, windows, panes) and, here, input,
+content, options, environment, buffers and wait-for channels.
+
+libtmux's command layer is deliberately not in the path: it has no timeout,
+does not pass ``-u``, drops trailing empty output lines, and answers each
+creation with several follow-up listings, where ``new-session -P -F`` gives
+the same facts in one call.
+"""
+
+from __future__ import annotations
+
+from gridmux.errors import InvalidArgument
+
+from ._arguments import check_env_name, check_id, check_name, scope_args
+from ._objects import ObjectOperations
+from ._reads import ReadOperations
+from ._runner import Command, TmuxRunner, format_literal
+from ._types import OptionScope, ServerRef
+
+
+class LibtmuxBackend(ReadOperations, ObjectOperations):
+    """``TmuxBackend`` on a real tmux binary (3.2a or newer).
+
+    ``tmux_bin``: the executable; looked up on ``PATH`` at first use when None
+    (``TmuxUnavailable`` if there is none). ``default_server``: the server the
+    wiring layer should address when the user names none. ``command_timeout``:
+    seconds any tmux subprocess may take (``TmuxTimeout`` after), except
+    ``wait_for``, which runs as long as its own ``timeout``.
+    """
+
+    def __init__(
+        self,
+        tmux_bin: str | None = None,
+        *,
+        default_server: ServerRef = ServerRef(),  # noqa: B008 - a frozen value
+        command_timeout: float = 10.0,
+    ) -> None:
+        self.default_server = default_server
+        self._runner = TmuxRunner(tmux_bin, command_timeout=command_timeout)
+
+    @property
+    def command_timeout(self) -> float:
+        return self._runner.command_timeout
+
+    # -- input and content -----------------------------------------------------
+    def send_keys(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        keys: str,
+        *,
+        literal: bool = False,
+        enter: bool = False,
+    ) -> None:
+        first = ["send-keys", *(["-l"] if literal else []), "-t", check_id("pane", pane_id)]
+        if keys:
+            first += ["--", keys]
+        commands: list[Command] = [first]
+        if enter:
+            commands.append(["send-keys", "-t", pane_id, "Enter"])
+        self._run(server, commands, f"send keys to pane {pane_id}")
+
+    def clear_history(self, server: ServerRef, pane_id: str) -> None:
+        command = ["clear-history", "-t", check_id("pane", pane_id)]
+        self._run(server, [command], f"clear the history of pane {pane_id}")
+
+    def copy_mode(
+        self, server: ServerRef, pane_id: str, *, enter: bool, scroll_up: int | None = None
+    ) -> None:
+        check_id("pane", pane_id)
+        if not enter:
+            if scroll_up is not None:
+                raise InvalidArgument("scroll_up only applies when entering copy mode")
+            # -q leaves every mode and is a no-op outside one (3.2a+).
+            command = ["copy-mode", "-q", "-t", pane_id]
+            self._run(server, [command], f"leave copy mode in pane {pane_id}")
+            return
+        commands: list[Command] = [["copy-mode", "-t", pane_id]]
+        if scroll_up is not None:
+            if isinstance(scroll_up, bool) or not isinstance(scroll_up, int) or scroll_up < 0:
+                raise InvalidArgument(f"scroll_up {scroll_up!r} must be an int >= 0")
+            if scroll_up:
+                scroll = ["send-keys", "-X", "-N", str(scroll_up), "-t", pane_id, "scroll-up"]
+                commands.append(scroll)
+        self._run(server, commands, f"enter copy mode in pane {pane_id}")
+
+    def pipe_pane(
+        self, server: ServerRef, pane_id: str, command: str | None, *, append: bool = True
+    ) -> None:
+        # ``append`` has no tmux counterpart once the caller hands over a whole
+        # shell command (the command picks ">>" or ">"); it is accepted, unused.
+        args = ["pipe-pane", "-t", check_id("pane", pane_id)]
+        if command is not None:
+            # pipe-pane runs its command through format expansion and strftime(3).
+            literal = format_literal(check_name("pipe command", command)).replace("%", "%%")
+            args += ["--", literal]
+        action = "stop piping" if command is None else "start piping"
+        self._run(server, [args], f"{action} pane {pane_id}")
+
+    # -- options, environment, buffers, channels -----------------------------
+    def set_option(
+        self,
+        server: ServerRef,
+        name: str,
+        value: str,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> None:
+        check_name("option name", name)
+        command = ["set-option", *scope_args(scope, target, global_), "--", name, value]
+        where = f" of {target}" if target else (" (global)" if global_ else "")
+        self._run(server, [command], f"set {scope} option {name!r}{where}")
+
+    def set_environment(
+        self, server: ServerRef, name: str, value: str, *, session_id: str | None = None
+    ) -> None:
+        check_env_name(name)
+        where = ["-g"] if session_id is None else ["-t", check_id("session", session_id)]
+        command = ["set-environment", *where, "--", name, value]
+        self._run(server, [command], f"set environment variable {name!r}")
+
+    def load_buffer(self, server: ServerRef, name: str, content: str) -> None:
+        check_name("buffer name", name)
+        if not content:
+            # tmux accepts it and stores nothing; say so instead.
+            raise InvalidArgument("a tmux buffer cannot be empty; content must not be ''")
+        command = ["load-buffer", "-b", name, "-"]
+        self._run(server, [command], f"load buffer {name!r}", stdin=content.encode("utf-8"))
+
+    def paste_buffer(
+        self,
+        server: ServerRef,
+        name: str,
+        pane_id: str,
+        *,
+        bracket: bool = True,
+        delete: bool = False,
+    ) -> None:
+        command = ["paste-buffer", "-b", check_name("buffer name", name)]
+        command += ["-t", check_id("pane", pane_id)]
+        command += (["-p"] if bracket else []) + (["-d"] if delete else [])
+        self._run(server, [command], f"paste buffer {name!r} into pane {pane_id}")
+
+    def delete_buffer(self, server: ServerRef, name: str) -> None:
+        command = ["delete-buffer", "-b", check_name("buffer name", name)]
+        self._run(server, [command], f"delete buffer {name!r}")
+
+    def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:
+        check_name("channel", channel)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
+            raise InvalidArgument(f"timeout {timeout!r} must be a number of seconds >= 0")
+        what = f"wait for channel {channel!r}"
+        if not self._runner.wait_channel(server, channel, timeout, what=what):
+            return False
+        # tmux wait-for also exits 0 when the server goes away mid-wait.
+        probe = ["display-message", "-p", "#{pid}"]
+        self._run(server, [probe], f"{what} (the server stopped while waiting)")
+        return True
+
+    def signal_channel(self, server: ServerRef, channel: str) -> None:
+        command = ["wait-for", "-S", check_name("channel", channel)]
+        self._run(server, [command], f"signal channel {channel!r}")

@@ -1,0 +1,204 @@
+"""Read operations of the real backend: discovery, pane state, snapshots, settings.
+
+Listings are ONE ``list-*`` call each with our own ``-F`` format (``_formats``);
+no per-object follow-ups. A server that is not running lists nothing and
+describes itself as not alive; every other missing target is ``NotFound``.
+"""
+
+from __future__ import annotations
+
+from gridmux.errors import InvalidArgument, NotFound
+
+from . import _formats as formats
+from ._arguments import check_id, check_name, check_target, parsed, scope_args, socket_name
+from ._formats import RecordFormat
+from ._runner import Command, ServerNotRunning, UsesRunner, decode, default_socket_path, split_lines
+from ._show_output import parse_environment, parse_hooks, parse_options
+from ._snapshot import capture_command, parse_snapshot, parse_state_line, state_command
+from ._types import (
+    BufferInfo,
+    HookEntry,
+    OptionScope,
+    PaneInfo,
+    PaneSnapshot,
+    PaneState,
+    RowBound,
+    ServerInfo,
+    ServerRef,
+    SessionInfo,
+    WindowInfo,
+)
+
+
+class ReadOperations(UsesRunner):
+    # -- discovery -----------------------------------------------------------
+    def server_info(self, server: ServerRef) -> ServerInfo:
+        what = "describe the server"
+        fmt = RecordFormat(formats.SERVER_FIELDS)
+        commands = [
+            ["display-message", "-p", fmt.template],
+            ["list-sessions", "-F", "#{session_id}"],
+        ]
+        try:
+            out = self._run(server, commands, what)
+        except ServerNotRunning:
+            path = default_socket_path(server)
+            return ServerInfo(
+                socket_name=socket_name(server, path),
+                socket_path=path,
+                is_alive=False,
+                pid=None,
+                version=None,
+                session_count=0,
+            )
+        head, _, sessions = out.partition(b"\n")
+        records = parsed(what, lambda: fmt.parse(head + b"\n"))
+        record = records[0]
+        path = record["socket_path"] or default_socket_path(server)
+        return ServerInfo(
+            socket_name=socket_name(server, path),
+            socket_path=path,
+            is_alive=True,
+            pid=int(record["pid"]) if record["pid"].isdigit() else None,
+            version=record["version"] or None,
+            session_count=len(split_lines(decode(sessions))),
+        )
+
+    def list_sessions(self, server: ServerRef) -> list[SessionInfo]:
+        what, fmt = "list sessions", RecordFormat(formats.SESSION_FIELDS)
+        try:
+            out = self._run(server, [["list-sessions", "-F", fmt.template]], what)
+        except ServerNotRunning:
+            return []
+        return parsed(what, lambda: formats.parse_sessions(out, fmt))
+
+    def list_windows(self, server: ServerRef, session_id: str | None = None) -> list[WindowInfo]:
+        fmt = RecordFormat(formats.WINDOW_FIELDS)
+        if session_id is None:
+            command, what = ["list-windows", "-a"], "list windows"
+        else:
+            command = ["list-windows", "-t", check_id("session", session_id)]
+            what = f"list windows of session {session_id}"
+        try:
+            out = self._run(server, [[*command, "-F", fmt.template]], what)
+        except ServerNotRunning:
+            if session_id is not None:
+                raise
+            return []
+        return parsed(what, lambda: formats.parse_windows(out, fmt))
+
+    def list_panes(
+        self,
+        server: ServerRef,
+        *,
+        session_id: str | None = None,
+        window_id: str | None = None,
+    ) -> list[PaneInfo]:
+        fmt = RecordFormat(formats.PANE_FIELDS)
+        if window_id is not None:
+            check_id("window", window_id)
+        if session_id is not None:
+            # -s -t: every pane of the session, seen from that session (a window
+            # linked into several sessions is listed in this one's context).
+            command = ["list-panes", "-s", "-t", check_id("session", session_id)]
+            what = f"list panes of session {session_id}"
+        elif window_id is not None:
+            command, what = ["list-panes", "-t", window_id], f"list panes of window {window_id}"
+        else:
+            command, what = ["list-panes", "-a"], "list panes"
+        try:
+            out = self._run(server, [[*command, "-F", fmt.template]], what)
+        except ServerNotRunning:
+            if session_id is not None or window_id is not None:
+                raise
+            return []
+        panes = parsed(what, lambda: formats.parse_panes(out, fmt))
+        if session_id is not None and window_id is not None:
+            panes = [pane for pane in panes if pane.window_id == window_id]
+        return panes
+
+    # -- reads ---------------------------------------------------------------
+    def pane_state(self, server: ServerRef, pane_id: str) -> PaneState:
+        what = f"read the state of pane {check_id('pane', pane_id)}"
+        out = self._run(server, [state_command(pane_id)], what)
+        return parse_state_line(what, pane_id, out.partition(b"\n")[0])
+
+    def snapshot(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> PaneSnapshot:
+        what = f"snapshot pane {check_id('pane', pane_id)}"
+        commands = [state_command(pane_id), capture_command(pane_id, start, end, join_wrapped)]
+        out = self._run(server, commands, what)
+        return parse_snapshot(what, pane_id, out, start, end, join_wrapped)
+
+    def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
+        what = f"expand a format for {check_target(target)}"
+        command = ["display-message", "-p", "-t", target, formats.TARGET_PROBE + fmt]
+        out = decode(self._run(server, [command], what))
+        probe, _, text = out.partition(formats.SEPARATOR)
+        if not probe:
+            raise NotFound(f"cannot {what}: {target} does not exist")
+        return text[:-1] if text.endswith("\n") else text
+
+    def show_options(
+        self,
+        server: ServerRef,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> dict[str, str]:
+        command = ["show-options", *scope_args(scope, target, global_)]
+        what = f"show {scope} options" + (f" of {target}" if target else "")
+        return parse_options(decode(self._run(server, [command], what)))
+
+    def show_environment(
+        self, server: ServerRef, session_id: str | None = None
+    ) -> dict[str, str | None]:
+        # -s (shell form) quotes every value, so values holding newlines parse.
+        if session_id is None:
+            command, what = ["show-environment", "-s", "-g"], "show the global environment"
+        else:
+            command = ["show-environment", "-s", "-t", check_id("session", session_id)]
+            what = f"show the environment of session {session_id}"
+        out = self._run(server, [command], what)
+        return parsed(what, lambda: parse_environment(decode(out)))
+
+    def list_buffers(self, server: ServerRef) -> list[BufferInfo]:
+        what, fmt = "list buffers", RecordFormat(formats.BUFFER_FIELDS)
+        try:
+            out = self._run(server, [["list-buffers", "-F", fmt.template]], what)
+        except ServerNotRunning:
+            return []
+        return parsed(what, lambda: formats.parse_buffers(out, fmt))
+
+    def show_buffer(self, server: ServerRef, name: str) -> str:
+        # save-buffer to stdout ("-") writes the stored bytes untouched.
+        command = ["save-buffer", "-b", check_name("buffer name", name), "-"]
+        return decode(self._run(server, [command], f"show buffer {name!r}"))
+
+    def show_hooks(
+        self,
+        server: ServerRef,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> list[HookEntry]:
+        what = f"show {scope} hooks" + (f" of {target}" if target else "")
+        commands: list[Command]
+        if scope == "server":
+            # Hooks live in the session and window option trees; the server's
+            # hooks are the global ones of both.
+            if target is not None:
+                raise InvalidArgument("server hooks take no target")
+            commands = [["show-hooks", "-g"], ["show-hooks", "-g", "-w"]]
+        else:
+            commands = [["show-hooks", *scope_args(scope, target, global_)]]
+        return parse_hooks(decode(self._run(server, commands, what)))

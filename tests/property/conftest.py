@@ -1,0 +1,33 @@
+"""Hypothesis profiles: ``dev`` (default, quick), ``ci`` (derandomized, the
+1,000-example bar), ``nightly`` (many more examples and longer runs)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "dev",
+    max_examples=100,
+    stateful_step_count=30,
+    deadline=None,
+)
+settings.register_profile(
+    "ci",
+    max_examples=1000,
+    stateful_step_count=30,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "nightly",
+    max_examples=20000,
+    stateful_step_count=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

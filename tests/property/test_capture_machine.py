@@ -1,0 +1,274 @@
+"""The flagship property test: capture_since against the simulator's ground truth.
+
+A ``RuleBasedStateMachine`` drives one simulated pane: unique and repetitive
+lines, partial lines and cursor-row rewrites, bursts past the history limit,
+clear-history, height and width resizes, history-limit changes and respawns,
+and reads since the cursor in between.
+
+The oracle is the simulator's row identity: every grid row carries a serial
+that survives scrolling, trimming of OTHER rows and height resizes, and is
+replaced when the row is created anew. So at each read the true delta is
+known exactly: the rows after the previously read row (found by serial) up
+to the cursor row, with the delivery rules of ``gridmux.capture``. Then:
+
+* exact claims must equal the true delta (no silent loss, no repeats);
+* when the anchor row is gone, the answer must say ``lines_missed``;
+* in "unique" runs, while nothing but prints, rewrites, trims and height
+  resizes happened and enough rows above the anchor survive, the answer must
+  be exact (no needless loss);
+* dead, respawned, foreign cursors are refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import event, note
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from gridmux.backend import PaneSnapshot, ServerRef
+from gridmux.capture import (
+    FIRST_PLAN,
+    MIN_EVIDENCE,
+    Cursor,
+    CursorRejected,
+    Reading,
+    Refusal,
+    advance,
+    first,
+)
+from tmuxsim import SimBackend
+
+VERSIONS = ("3.2a", "3.3a", "3.5a", "3.7c", "3.8")
+REF = ServerRef()
+REPEATED = st.sampled_from(["y", "ab", "", "$ ", "ok"])
+MESSY = st.text(alphabet=st.sampled_from(list("abc xyz-") + ["中", "文", "\t", "é"]), max_size=70)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the previous read left behind, in ground-truth terms."""
+
+    serial: int
+    text: str
+    shown: bool
+    window: int
+
+
+class CaptureMachine(RuleBasedStateMachine):
+    """Unique output: every delta must be exact unless the rows really went."""
+
+    unique = True
+
+    @initialize(
+        version=st.sampled_from(VERSIONS),
+        width=st.integers(20, 50),
+        height=st.integers(3, 10),
+        limit=st.sampled_from([1, 5, 10, 19, 20, 25, 40, 100]),
+    )
+    def setup(self, version: str, width: int, height: int, limit: int) -> None:
+        self.backend = SimBackend(version=version)
+        self.backend.new_session(REF, name="scratch")
+        self.backend.set_option(REF, "history-limit", str(limit), scope="session", global_=True)
+        session = self.backend.new_session(REF, name="t", width=width, height=height, command="cat")
+        assert session.active_pane_id is not None
+        self.pane_id = session.active_pane_id
+        self.version = version
+        self.counter = 0
+        self.cursor: Cursor | None = None
+        self.previous: tuple[tuple[str, ...], int, int] | None = None
+        self.seen: Seen | None = None
+        self.disturbed = False
+        self.respawned = False
+
+    # -- helpers ---------------------------------------------------------------
+    @property
+    def pane(self):  # type: ignore[no-untyped-def]
+        return self.backend.server(REF).pane(self.pane_id)
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def write(self, data: str) -> None:
+        self.pane.write(data.encode("utf-8"))
+
+    def width(self) -> int:
+        return int(self.pane.terminal.width)
+
+    # -- output ------------------------------------------------------------------
+    @rule(n=st.integers(1, 6))
+    def print_unique(self, n: int) -> None:
+        self.write("".join(self.fresh("u") + "\n" for _ in range(n)))
+
+    @rule(n=st.integers(1, 4))
+    def burst(self, n: int) -> None:
+        # Past the history limit: several trims of history-limit // 10 rows.
+        lines = int(self.pane.terminal.history_limit) + n * 7
+        self.write("".join(self.fresh("b") + "\n" for _ in range(lines)))
+
+    @rule(text=st.integers(0, 3))
+    def partial(self, text: int) -> None:
+        self.write(self.fresh("p") + "." * text)
+
+    @rule()
+    def rewrite_cursor_row(self) -> None:
+        self.write("\r\x1b[K" + self.fresh("r"))
+
+    # -- disturbances ---------------------------------------------------------------
+    @rule()
+    def clear_history(self) -> None:
+        self.backend.clear_history(REF, self.pane_id)
+        self.disturbed = True
+
+    @rule(height=st.integers(2, 12))
+    def resize_height(self, height: int) -> None:
+        window = self.backend.list_panes(REF, window_id=None, session_id=None)
+        window_id = next(p.window_id for p in window if p.pane_id == self.pane_id)
+        self.backend.resize_window(REF, window_id, height=height)
+
+    @rule(width=st.integers(10, 60))
+    def resize_width(self, width: int) -> None:
+        panes = self.backend.list_panes(REF)
+        window_id = next(p.window_id for p in panes if p.pane_id == self.pane_id)
+        if width != self.width():
+            self.disturbed = True
+        self.backend.resize_window(REF, window_id, width=width)
+
+    @rule(limit=st.sampled_from([0, 3, 10, 30, 200]))
+    def set_history_limit(self, limit: int) -> None:
+        self.backend.set_option(REF, "history-limit", str(limit), scope="session", global_=True)
+        self.disturbed = True
+
+    @rule()
+    def respawn(self) -> None:
+        self.backend.respawn_pane(REF, self.pane_id, kill=True, command="cat")
+        self.respawned = True
+
+    # -- reading ------------------------------------------------------------------
+    def snapshot(self, start: int | str) -> PaneSnapshot:
+        return self.backend.snapshot(REF, self.pane_id, start=start)  # type: ignore[arg-type]
+
+    @rule()
+    def read(self) -> None:
+        if self.cursor is None:
+            self.respawned = False
+            snap = self.snapshot(FIRST_PLAN.start)
+            reading = first(snap)
+            self.check_visible(reading, snap)
+            self.remember(reading)
+            return
+        snap = self.snapshot("-")
+        if self.respawned:
+            with pytest.raises(CursorRejected) as refused:
+                advance(self.cursor, snap)
+            assert refused.value.reason is Refusal.RESPAWNED
+            self.cursor = None
+            self.respawned = False
+            event("read: refused after respawn")
+            return
+        reading = advance(self.cursor, snap)
+        self.check_delta(reading, snap)
+        self.remember(reading)
+
+    def remember(self, reading: Reading) -> None:
+        terminal = self.pane.terminal
+        anchor = reading.cursor.anchor
+        serials = terminal.line_serials()
+        rows = terminal.capture("-", None)
+        self.cursor = reading.cursor
+        self.previous = self.observed(self.snapshot("-"))
+        self.seen = Seen(
+            serials[anchor], rows[anchor], reading.cursor.shown, len(reading.cursor.window)
+        )
+        self.disturbed = False
+
+    def indistinguishable(self, reading: Reading, snap: PaneSnapshot) -> bool:
+        """The pane looks exactly as at the previous read: "nothing new" is the only answer.
+
+        (E.g. a pane cleared and refilled with the very same rows.) No reader
+        can tell such a pane from an untouched one.
+        """
+        return (
+            self.previous == self.observed(snap)
+            and not reading.lines_missed
+            and reading.lines == ()
+        )
+
+    @staticmethod
+    def observed(snap: PaneSnapshot) -> tuple[tuple[str, ...], int, int]:
+        """What a reader can see of the transcript: rows to the cursor, cursor, history."""
+        anchor = snap.state.anchor
+        return tuple(snap.rows[: anchor + 1]), anchor, snap.state.history_size
+
+    def check_visible(
+        self, reading: Reading, snap: PaneSnapshot, *, from_top: bool = False
+    ) -> None:
+        """A first read (or a miss) shows the screen -- the whole grid for a young cursor."""
+        state = snap.state
+        first = 0 if from_top else state.history_size - snap.top
+        rows = list(snap.rows[first : state.history_size - snap.top + state.cursor_y + 1])
+        if rows and rows[-1] == "":
+            rows.pop()
+        assert list(reading.lines) == rows
+
+    def check_delta(self, reading: Reading, snap: PaneSnapshot) -> None:
+        assert self.seen is not None
+        state = snap.state
+        serials = self.pane.terminal.line_serials()
+        assert len(serials) == len(snap.rows)
+        new_anchor = state.history_size + state.cursor_y
+        q = serials.index(self.seen.serial) if self.seen.serial in serials else None
+        young = self.seen.window < MIN_EVIDENCE
+        if q is None or q > new_anchor:
+            if self.indistinguishable(reading, snap):
+                event("read: nothing observable changed")
+                return
+            assert reading.lines_missed, "claimed an exact delta although the last read row is gone"
+            self.check_visible(reading, snap, from_top=young)
+            event("read: missed (rows really gone)")
+            return
+        rows = snap.rows
+        changed = rows[q] != self.seen.text
+        rewrite = self.seen.shown and changed
+        include = rewrite or (not self.seen.shown and (q < new_anchor or rows[q] != ""))
+        start = q if include else q + 1
+        expected: list[str] = [] if start > new_anchor else list(rows[start : new_anchor + 1])
+        if expected and expected[-1] == "" and not (rewrite and q == new_anchor):
+            expected.pop()
+        if not reading.lines_missed:
+            note(f"expected {expected!r}, got {list(reading.lines)!r}")
+            assert list(reading.lines) == expected, "exact delta differs from the truth"
+            assert reading.first_line_rewritten == (rewrite and bool(expected))
+            event("read: exact")
+            return
+        self.check_visible(reading, snap, from_top=young)
+        needless = self.unique and not self.disturbed and not young and q >= MIN_EVIDENCE
+        assert not needless, "lines_missed although the rows were retained and unambiguous"
+        event("read: missed (ambiguous or disturbed)")
+
+    @invariant()
+    def cursor_round_trips(self) -> None:
+        if self.cursor is not None:
+            assert Cursor.decode(self.cursor.encode()) == self.cursor
+
+
+class RepetitiveCaptureMachine(CaptureMachine):
+    """Repeated and messy output (wide characters, tabs, wrapping): ambiguity
+    must be reported, never guessed."""
+
+    unique = False
+
+    @rule(line=REPEATED, n=st.integers(1, 30))
+    def print_repeated(self, line: str, n: int) -> None:
+        self.write((line + "\n") * n)
+
+    @rule(line=MESSY, newline=st.booleans())
+    def print_messy(self, line: str, newline: bool) -> None:
+        self.write(line + ("\n" if newline else ""))
+
+
+TestUniqueOutput = CaptureMachine.TestCase
+TestRepetitiveOutput = RepetitiveCaptureMachine.TestCase

@@ -1,0 +1,450 @@
+"""SimBackend through the TmuxBackend protocol: discovery, reads and servers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gridmux.backend import (
+    InvalidArgument,
+    NotFound,
+    PaneInfo,
+    ServerRef,
+    TmuxBackend,
+)
+from tmuxsim import ManualClock, SimBackend, SimServer
+
+REF = ServerRef()
+OTHER = ServerRef(socket_name="other")
+
+
+def started(version: str = "3.3a", **kwargs: Any) -> tuple[SimBackend, str]:
+    backend = SimBackend(version=version, clock=ManualClock(1000.0))
+    session = backend.new_session(REF, width=40, height=6, command="cat", **kwargs)
+    assert session.active_pane_id is not None
+    return backend, session.active_pane_id
+
+
+def test_sim_backend_satisfies_the_protocol() -> None:
+    backend: TmuxBackend = SimBackend()  # mypy checks the structure
+    assert backend.list_sessions(REF) == []
+
+
+# -- servers -------------------------------------------------------------------------
+
+
+def test_no_server_until_a_session_is_made() -> None:
+    backend = SimBackend(version="3.5a")
+    info = backend.server_info(REF)
+    assert (info.is_alive, info.pid, info.session_count) == (False, None, 0)
+    assert info.version == "3.5a"
+    assert info.socket_name == "default"
+    assert backend.list_sessions(REF) == []
+    with pytest.raises(NotFound, match=r"no server running on /tmp/tmux-\d+/default"):
+        backend.list_panes(REF)
+
+
+def test_new_session_starts_the_server() -> None:
+    backend, _ = started()
+    info = backend.server_info(REF)
+    assert info.is_alive and info.session_count == 1 and info.pid == 1000
+    assert info.socket_path is not None and info.socket_path.endswith("/default")
+
+
+def test_servers_are_separate_and_a_path_wins_over_a_name() -> None:
+    backend, _ = started()
+    backend.new_session(OTHER)
+    assert backend.server(OTHER) is not backend.server(REF)
+    path = backend.server_info(OTHER).socket_path
+    assert path is not None
+    both = ServerRef(socket_name="ignored", socket_path=path)
+    assert backend.server(both) is backend.server(OTHER)
+    # Pids come from one process table: the second server is a different process.
+    assert backend.server_info(OTHER).pid != backend.server_info(REF).pid
+
+
+def test_given_servers_are_used_for_their_refs() -> None:
+    sim = SimServer("3.7c")
+    sim.new_session()
+    backend = SimBackend({OTHER: sim})
+    assert backend.server(OTHER) is sim
+    assert backend.server_info(OTHER).version == "3.7c"
+    assert sim.socket_path.endswith("/other")
+
+
+def test_server_disappears_with_its_last_session_and_restarts_fresh() -> None:
+    backend, pane = started()
+    old_pid = backend.server_info(REF).pid
+    backend.kill_session(REF, "$0")
+    assert backend.server_info(REF).is_alive is False
+    assert backend.list_sessions(REF) == []
+    with pytest.raises(NotFound, match="no server running"):
+        backend.pane_state(REF, pane)
+    session = backend.new_session(REF)
+    assert session.session_id == "$0"  # a new server process counts from zero again
+    assert backend.pane_state(REF, "%0").server_pid != old_pid
+
+
+def test_kill_server() -> None:
+    backend, _ = started()
+    backend.kill_server(REF)
+    assert not backend.server_info(REF).is_alive
+    with pytest.raises(NotFound):
+        backend.kill_server(REF)
+
+
+def test_a_failed_new_session_does_not_leave_a_server_behind() -> None:
+    backend = SimBackend()
+    with pytest.raises(InvalidArgument):
+        backend.new_session(REF, width=0)
+    assert not backend.server_info(REF).is_alive
+
+
+CALLS: dict[str, Callable[[SimBackend], object]] = {
+    "list_windows": lambda b: b.list_windows(REF),
+    "list_panes": lambda b: b.list_panes(REF),
+    "pane_state": lambda b: b.pane_state(REF, "%0"),
+    "snapshot": lambda b: b.snapshot(REF, "%0"),
+    "display_message": lambda b: b.display_message(REF, "%0", "x"),
+    "show_options": lambda b: b.show_options(REF, scope="server"),
+    "show_environment": lambda b: b.show_environment(REF),
+    "list_buffers": lambda b: b.list_buffers(REF),
+    "show_buffer": lambda b: b.show_buffer(REF, "b"),
+    "show_hooks": lambda b: b.show_hooks(REF, scope="session", global_=True),
+    "new_window": lambda b: b.new_window(REF, "$0"),
+    "split_window": lambda b: b.split_window(REF, "%0"),
+    "rename_session": lambda b: b.rename_session(REF, "$0", "x"),
+    "rename_window": lambda b: b.rename_window(REF, "@0", "x"),
+    "select_window": lambda b: b.select_window(REF, "@0"),
+    "select_pane": lambda b: b.select_pane(REF, "%0"),
+    "set_pane_title": lambda b: b.set_pane_title(REF, "%0", "t"),
+    "select_layout": lambda b: b.select_layout(REF, "@0", "tiled"),
+    "resize_pane": lambda b: b.resize_pane(REF, "%0", width=5),
+    "resize_window": lambda b: b.resize_window(REF, "@0", width=5),
+    "move_window": lambda b: b.move_window(REF, "@0", destination_index=3),
+    "swap_pane": lambda b: b.swap_pane(REF, "%0", "%1"),
+    "respawn_pane": lambda b: b.respawn_pane(REF, "%0"),
+    "kill_pane": lambda b: b.kill_pane(REF, "%0"),
+    "kill_window": lambda b: b.kill_window(REF, "@0"),
+    "kill_session": lambda b: b.kill_session(REF, "$0"),
+    "send_keys": lambda b: b.send_keys(REF, "%0", "x"),
+    "clear_history": lambda b: b.clear_history(REF, "%0"),
+    "copy_mode": lambda b: b.copy_mode(REF, "%0", enter=True),
+    "pipe_pane": lambda b: b.pipe_pane(REF, "%0", None),
+    "set_option": lambda b: b.set_option(REF, "mouse", "on", scope="session", global_=True),
+    "set_environment": lambda b: b.set_environment(REF, "A", "1"),
+    "load_buffer": lambda b: b.load_buffer(REF, "b", "x"),
+    "paste_buffer": lambda b: b.paste_buffer(REF, "b", "%0"),
+    "delete_buffer": lambda b: b.delete_buffer(REF, "b"),
+    "wait_for": lambda b: b.wait_for(REF, "ch", 1.0),
+    "signal_channel": lambda b: b.signal_channel(REF, "ch"),
+}
+
+
+@pytest.mark.parametrize("call", CALLS.values(), ids=list(CALLS))
+def test_every_call_needs_a_running_server(call: Callable[[SimBackend], object]) -> None:
+    with pytest.raises(NotFound, match="no server running"):
+        call(SimBackend())
+
+
+UNKNOWN: dict[str, Callable[[SimBackend], object]] = {
+    "list_windows": lambda b: b.list_windows(REF, "$7"),
+    "list_panes window": lambda b: b.list_panes(REF, window_id="@7"),
+    "list_panes session": lambda b: b.list_panes(REF, session_id="$7"),
+    "pane_state": lambda b: b.pane_state(REF, "%7"),
+    "snapshot": lambda b: b.snapshot(REF, "%7"),
+    "display_message": lambda b: b.display_message(REF, "%7", "x"),
+    "display_message bad": lambda b: b.display_message(REF, "nonsense", "x"),
+    "show_options": lambda b: b.show_options(REF, scope="window", target="@7"),
+    "show_environment": lambda b: b.show_environment(REF, "$7"),
+    "show_buffer": lambda b: b.show_buffer(REF, "nope"),
+    "show_hooks": lambda b: b.show_hooks(REF, scope="pane", target="%7"),
+    "new_window": lambda b: b.new_window(REF, "$7"),
+    "split_window": lambda b: b.split_window(REF, "%7"),
+    "rename_session": lambda b: b.rename_session(REF, "$7", "x"),
+    "rename_window": lambda b: b.rename_window(REF, "@7", "x"),
+    "select_window": lambda b: b.select_window(REF, "@7"),
+    "select_pane": lambda b: b.select_pane(REF, "%7"),
+    "set_pane_title": lambda b: b.set_pane_title(REF, "%7", "t"),
+    "select_layout": lambda b: b.select_layout(REF, "@7", "tiled"),
+    "resize_pane": lambda b: b.resize_pane(REF, "%7", width=5),
+    "resize_window": lambda b: b.resize_window(REF, "@7", width=5),
+    "move_window": lambda b: b.move_window(REF, "@7"),
+    "move_window session": lambda b: b.move_window(REF, "@0", destination_session_id="$7"),
+    "swap_pane": lambda b: b.swap_pane(REF, "%0", "%7"),
+    "respawn_pane": lambda b: b.respawn_pane(REF, "%7"),
+    "kill_pane": lambda b: b.kill_pane(REF, "%7"),
+    "kill_window": lambda b: b.kill_window(REF, "@7"),
+    "kill_session": lambda b: b.kill_session(REF, "$7"),
+    "send_keys": lambda b: b.send_keys(REF, "%7", "x"),
+    "clear_history": lambda b: b.clear_history(REF, "%7"),
+    "copy_mode": lambda b: b.copy_mode(REF, "%7", enter=True),
+    "pipe_pane": lambda b: b.pipe_pane(REF, "%7", None),
+    "set_option": lambda b: b.set_option(REF, "mouse", "on", scope="session", target="$7"),
+    "set_environment": lambda b: b.set_environment(REF, "A", "1", session_id="$7"),
+    "paste_buffer": lambda b: b.paste_buffer(REF, "nope", "%0"),
+    "delete_buffer": lambda b: b.delete_buffer(REF, "nope"),
+}
+
+
+@pytest.mark.parametrize("call", UNKNOWN.values(), ids=list(UNKNOWN))
+def test_unknown_targets_are_not_found(call: Callable[[SimBackend], object]) -> None:
+    backend, _ = started()
+    with pytest.raises(NotFound):
+        call(backend)
+
+
+# -- discovery ------------------------------------------------------------------------
+
+
+def test_listings_describe_sessions_windows_and_panes() -> None:
+    backend, pane = started(name="work", window_name="main", start_directory="/srv")
+    window = backend.new_window(REF, "$0", name="logs", command="cat")
+    session = backend.list_sessions(REF)[0]
+    assert (session.session_name, session.window_count, session.created) == ("work", 2, 1000)
+    assert session.active_pane_id == pane and session.attached == 0
+    windows = backend.list_windows(REF)
+    assert [(w.window_name, w.window_index, w.active) for w in windows] == [
+        ("main", 0, True),
+        ("logs", 1, False),
+    ]
+    assert windows[0].layout.endswith(",40x6,0,0,0")
+    assert windows[1] == window
+    assert backend.list_windows(REF, "$0") == windows
+    info = backend.list_panes(REF, window_id="@0")[0]
+    assert isinstance(info, PaneInfo)
+    assert (info.pane_id, info.width, info.height, info.current_path) == (pane, 40, 6, "/srv")
+    assert (info.at_left, info.at_right, info.right, info.bottom) == (True, True, 39, 5)
+    assert info.current_command == "cat" and info.tty.startswith("/dev/pts/")
+    assert [p.pane_id for p in backend.list_panes(REF, session_id="$0")] == ["%0", "%1"]
+    assert len(backend.list_panes(REF)) == 2
+
+
+def test_list_panes_rejects_a_window_of_another_session() -> None:
+    backend, _ = started()
+    backend.new_session(REF, name="other")
+    with pytest.raises(NotFound):
+        backend.list_panes(REF, session_id="$1", window_id="@0")
+
+
+# -- reads ---------------------------------------------------------------------------
+
+
+def write(backend: SimBackend, pane_id: str, data: bytes) -> None:
+    backend.server(REF).pane(pane_id).write(data)
+
+
+def test_pane_state_reports_the_grid() -> None:
+    backend, pane = started()
+    write(backend, pane, b"".join(b"L%d\n" % i for i in range(1, 9)) + b"abc")
+    state = backend.pane_state(REF, pane)
+    assert (state.history_size, state.cursor_x, state.cursor_y) == (3, 3, 5)
+    assert (state.width, state.height, state.history_limit) == (40, 6, 2000)
+    assert state.anchor == 8 and state.server_pid == 1000
+    assert state.pid is not None and not state.dead and not state.in_mode
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "top", "rows"),
+    [
+        (None, None, 2, ["L3", "L4", "L5", "L6", "L7", "L8"]),
+        ("-", None, 0, ["L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8"]),
+        (-1, 0, 1, ["L2", "L3"]),
+        (-100, -100, 0, ["L1"]),
+        (3, 1, 3, ["L4", "L5", "L6"]),
+        (40000, None, 2, ["L3", "L4", "L5", "L6", "L7", "L8"]),  # unparsable -> default
+    ],
+)
+def test_snapshot_rows_and_top_follow_capture_pane(
+    start: int | str | None, end: int | str | None, top: int, rows: list[str]
+) -> None:
+    backend, pane = started()
+    write(backend, pane, b"".join(b"L%d\n" % i for i in range(1, 8)) + b"L8")
+    snap = backend.snapshot(REF, pane, start=start, end=end)  # type: ignore[arg-type]
+    assert (snap.top, list(snap.rows)) == (top, rows)
+    assert snap.state.history_size == 2
+
+
+def test_snapshot_joins_wrapped_rows() -> None:
+    backend, pane = started()
+    write(backend, pane, b"x" * 50 + b"\nend")
+    assert backend.snapshot(REF, pane).rows[:3] == ("x" * 40, "x" * 10, "end")
+    joined = backend.snapshot(REF, pane, join_wrapped=True)
+    assert joined.rows[:2] == ("x" * 50, "end")
+    assert joined.top == 0
+
+
+@pytest.mark.parametrize("bound", ["5", 1.5, True])
+def test_snapshot_rejects_malformed_bounds(bound: object) -> None:
+    backend, pane = started()
+    with pytest.raises(InvalidArgument):
+        backend.snapshot(REF, pane, start=bound)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("version", "pid_empty"), [("3.3a", False), ("3.8", True)])
+def test_dead_pane_state_and_pid_per_version(version: str, pid_empty: bool) -> None:
+    backend, pane = started(version)
+    backend.set_option(REF, "remain-on-exit", "on", scope="window", global_=True)
+    old = backend.pane_state(REF, pane).pid
+    backend.server(REF).pane(pane).exit(4)
+    state = backend.pane_state(REF, pane)
+    assert (state.dead, state.dead_status) == (True, 4)
+    assert state.pid == (None if pid_empty else old)
+    assert backend.list_panes(REF)[0].pid == state.pid
+    assert backend.display_message(REF, pane, "[#{pane_pid}]") == (
+        "[]" if pid_empty else f"[{old}]"
+    )
+
+
+def test_display_message_expands_tmux_formats() -> None:
+    backend, pane = started(name="work")
+    write(backend, pane, b"ab")
+    fmt = (
+        "#{session_name}:#{window_index}.#{pane_index} #{pane_id} #{window_id} #{session_id} "
+        "#{pane_width}x#{pane_height} #{history_size} #{cursor_x},#{cursor_y} "
+        "#{pane_in_mode}#{pane_mode}#{alternate_on} #{scroll_region_lower} #{no_such_thing}|"
+        "#{version} #{pid} #{pane_current_command}"
+    )
+    assert backend.display_message(REF, pane, fmt) == (
+        "work:0.0 %0 @0 $0 40x6 0 2,0 00 5 |3.3a 1000 cat"
+    )
+    assert backend.display_message(REF, "$0", "#{pane_id} #D #S ##") == "%0 %0 work #"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [
+        ("#{?pane_dead,dead,alive}", "alive"),
+        ("#{?#{==:#{pane_id},%0},yes,no}", "yes"),
+        ("#{!=:a,b}#{==:a,b}", "10"),
+        ("#{e|+:2,3} #{e|*:#{pane_width},2} #{e|/|f|1:7,2}", "5 80 3.5"),
+        ("#{=3:session_name} #{=-2:session_name}", "wor rk"),
+        ("#{t:session_created}", "Thu Jan  1 00:16:40 1970"),
+        ("#{b:pane_current_path} #{d:pane_current_path}", "sim /home"),
+        ("#{l:#{pane_id}}", "#{pane_id}"),
+        ("#{?pane_dead,a,#{?pane_active,b,c}}", "b"),
+        ("#{pane_unseen_changes}", ""),
+        ("a#(date)b #{unterminated", "ab #{unterminated"),
+    ],
+)
+def test_format_language(fmt: str, expected: str) -> None:
+    backend, pane = started(name="work")
+    assert backend.display_message(REF, pane, fmt) == expected
+
+
+def test_scroll_position_exists_only_in_copy_mode() -> None:
+    backend, pane = started()
+    write(backend, pane, b"".join(b"L%d\n" % i for i in range(20)))
+    assert backend.display_message(REF, pane, "[#{scroll_position}]") == "[]"
+    backend.copy_mode(REF, pane, enter=True, scroll_up=4)
+    assert backend.display_message(
+        REF, pane, "#{pane_in_mode} #{pane_mode} #{scroll_position}"
+    ) == ("1 copy-mode 4")
+
+
+# -- options, hooks, environment, buffers -------------------------------------------------
+
+
+def test_show_options_global_lists_defaults_and_local_lists_only_what_was_set() -> None:
+    backend, pane = started()
+    assert backend.show_options(REF, scope="session", global_=True)["history-limit"] == "2000"
+    assert backend.show_options(REF, scope="server")["exit-empty"] == "on"
+    assert backend.show_options(REF, scope="window", global_=True)["remain-on-exit"] == "off"
+    assert backend.show_options(REF, scope="session", target="$0") == {}
+    backend.set_option(REF, "history-limit", "50", scope="session", target="$0")
+    backend.set_option(REF, "@mine", "x y", scope="pane", target=pane)
+    backend.set_option(REF, "synchronize-panes", "yes", scope="pane", target=pane)
+    assert backend.show_options(REF, scope="session", target="$0") == {"history-limit": "50"}
+    assert backend.show_options(REF, scope="pane", target=pane) == {
+        "@mine": "x y",
+        "synchronize-panes": "on",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("no-such-option", "1", "unknown option: no-such-option"),
+        ("history-limit", "lots", "value is invalid"),
+        ("history-limit", "-1", "too small"),
+        ("mouse", "maybe", "bad value"),
+        ("mode-keys", "ed", "unknown value"),
+        ("mouse[1]", "on", "not an array"),
+    ],
+)
+def test_bad_options_are_invalid(name: str, value: str, message: str) -> None:
+    backend, _ = started()
+    with pytest.raises(InvalidArgument, match=message):
+        backend.set_option(REF, name, value, scope="session", global_=True)
+
+
+def test_hooks_set_through_set_option_and_listed_by_show_hooks() -> None:
+    backend, _ = started()
+    backend.set_option(REF, "after-new-window", "display x", scope="session", target="$0")
+    backend.set_option(REF, "after-new-window[3]", "display y", scope="session", target="$0")
+    hooks = backend.show_hooks(REF, scope="session", target="$0")
+    assert [(h.hook_name, h.index, h.command) for h in hooks] == [
+        ("after-new-window", 0, "display x"),
+        ("after-new-window", 3, "display y"),
+    ]
+    everything = backend.show_hooks(REF, scope="session", global_=True)
+    assert any(h.hook_name == "session-created" and h.index is None for h in everything)
+    assert not any(h.hook_name == "pane-died" for h in everything)  # a pane hook
+    sim = backend.server(REF)
+    sim.config.set_hook("pane-died", "run true", scope="pane", target="%0")
+    sim.config.set_hook("pane-died", "run false", scope="pane", target="%0", append=True)
+    panes = backend.show_hooks(REF, scope="pane", target="%0")
+    assert [(h.index, h.command) for h in panes] == [(0, "run true"), (1, "run false")]
+    with pytest.raises(InvalidArgument, match="unknown hook"):
+        sim.config.set_hook("after-nothing", "x")
+
+
+def test_environment_global_session_and_removal_marks() -> None:
+    backend, _ = started(environment={"FROM_NEW": "1"})
+    backend.set_environment(REF, "GLOBAL", "g")
+    backend.set_environment(REF, "LOCAL", "l", session_id="$0")
+    backend.server(REF).config.unset_environment("HOME", session_id="$0", remove=True)
+    assert backend.show_environment(REF)["GLOBAL"] == "g"
+    assert backend.show_environment(REF, "$0") == {"FROM_NEW": "1", "HOME": None, "LOCAL": "l"}
+    pane = backend.split_window(REF, "%0", command="cat").pane_id
+    env = backend.server(REF).pane(pane).environment
+    assert env["GLOBAL"] == "g" and env["LOCAL"] == "l" and "HOME" not in env
+    with pytest.raises(InvalidArgument):
+        backend.set_environment(REF, "A=B", "x")
+
+
+def test_buffers_named_automatic_listed_newest_first() -> None:
+    clock = ManualClock(10.0)
+    backend = SimBackend(clock=clock)
+    backend.new_session(REF, command="cat")
+    backend.load_buffer(REF, "first", "héllo")
+    clock.advance(5)
+    backend.server(REF).controls.set_buffer("auto")
+    listed = backend.list_buffers(REF)
+    assert [(b.name, b.size, b.created) for b in listed] == [
+        ("buffer0000", 4, 15),
+        ("first", 6, 10),
+    ]
+    assert backend.show_buffer(REF, "first") == "héllo"
+    backend.delete_buffer(REF, "first")
+    assert [b.name for b in backend.list_buffers(REF)] == ["buffer0000"]
+    with pytest.raises(InvalidArgument):
+        backend.load_buffer(REF, "", "x")
+
+
+def test_buffer_limit_drops_the_oldest_automatic_buffers() -> None:
+    backend, _ = started()
+    backend.set_option(REF, "buffer-limit", "2", scope="server")
+    backend.load_buffer(REF, "named", "kept")
+    for text in ("a", "b", "c"):
+        backend.server(REF).controls.set_buffer(text)
+    assert [b.name for b in backend.list_buffers(REF)] == ["buffer0002", "buffer0001", "named"]
+
+
+def test_unknown_option_scope_target_mismatch_goes_where_tmux_puts_it() -> None:
+    backend, pane = started()
+    # A session option with a pane target lands on the pane's session (options.c).
+    backend.set_option(REF, "history-limit", "77", scope="pane", target=pane)
+    assert backend.show_options(REF, scope="session", target="$0") == {"history-limit": "77"}
