@@ -1,0 +1,289 @@
+"""capture_since on real tmux: the scenarios the contract names, with numbered lines.
+
+Every pane prints lines ``n <i>``; a ``Follower`` replays each reading onto a
+transcript and checks it: exact readings must continue the numbering with no
+gap or repeat, and every ``lines_missed`` must be a real loss -- the first
+line the reader had not seen is no longer anywhere in what tmux retains.
+The tallies are printed (``-s``) for the record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
+
+from gridmux.backend import PaneSnapshot, ServerRef
+from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, Reading, advance, first
+
+from .conftest import RawTmux, WaitUntil, WriteToPane
+
+pytestmark = pytest.mark.tmux
+
+NUMBERED = re.compile(r"^n (\d+)$")
+TALLY: Counter[str] = Counter()
+
+
+@dataclass
+class Follower:
+    """Replays capture_since readings and checks them against the numbering."""
+
+    backend: LibtmuxBackend
+    server: ServerRef
+    pane_id: str
+    cursor: Cursor | None = None
+    #: a miss must mean the next unseen line is gone (off when a test clears the anchor itself)
+    strict: bool = True
+    transcript: list[str] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def read(self) -> Reading:
+        if self.cursor is None:
+            snap = self.backend.snapshot(self.server, self.pane_id, start=FIRST_PLAN.start)
+            reading = first(snap)
+            self.transcript = list(reading.lines)
+        else:
+            snap = self.backend.snapshot(self.server, self.pane_id, start=FOLLOW_PLAN.start)
+            reading = advance(self.cursor, snap)
+            self.apply(reading, snap)
+        self.cursor = reading.cursor
+        self.check_transcript()
+        return reading
+
+    def apply(self, reading: Reading, snap: PaneSnapshot) -> None:
+        if reading.lines_missed:
+            expected = self.next_number()
+            retained = any(row == f"n {expected}" for row in snap.rows)
+            if not self.strict:
+                self.counts["missed, last-read row cleared"] += 1
+            else:
+                self.counts["missed, rows really gone" if not retained else "missed, needless"] += 1
+                assert not retained, f"lines_missed although 'n {expected}' is still retained"
+            self.transcript = list(reading.lines)
+            return
+        self.counts["exact"] += 1
+        if reading.first_line_rewritten:
+            assert self.transcript, "a rewrite with nothing before it"
+            self.transcript[-1] = reading.lines[0]
+            self.transcript.extend(reading.lines[1:])
+        else:
+            self.transcript.extend(reading.lines)
+
+    def numbers(self) -> list[int]:
+        return [int(m.group(1)) for line in self.transcript if (m := NUMBERED.match(line))]
+
+    def next_number(self) -> int:
+        complete = [n for line, n in zip(self.transcript, self.numbers(), strict=False) if line]
+        return (max(complete) if complete else 0) + 1
+
+    def check_transcript(self) -> None:
+        """Complete lines are consecutive; only the last may be a partial line."""
+        body = self.transcript[:-1] if self.transcript else []
+        numbers = []
+        for line in body:
+            match = NUMBERED.match(line)
+            assert match, f"unexpected line {line!r} in {self.transcript[-5:]!r}"
+            numbers.append(int(match.group(1)))
+        for a, b in itertools.pairwise(numbers):
+            assert b == a + 1, f"silent loss or repeat: 'n {a}' followed by 'n {b}'"
+        if numbers and self.transcript and self.transcript[-1]:
+            tail = self.transcript[-1]
+            assert f"n {numbers[-1] + 1}".startswith(tail) or NUMBERED.match(tail), tail
+
+
+def numbered(start: int, count: int) -> bytes:
+    return "".join(f"n {i}\n" for i in range(start, start + count)).encode()
+
+
+def anchor(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> int:
+    return backend.pane_state(server, pane_id).anchor
+
+
+def make_pane(
+    backend: LibtmuxBackend,
+    server: ServerRef,
+    tmux: RawTmux,
+    *,
+    limit: int = 2000,
+    height: int = 10,
+    command: str = "exec sleep 100000",
+) -> str:
+    tmux("set-option", "-g", "history-limit", str(limit))
+    session = backend.new_session(server, width=60, height=height, command=command)
+    assert session.active_pane_id is not None
+    return session.active_pane_id
+
+
+def write_and_wait(
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+    follower: Follower,
+    start: int,
+    count: int,
+) -> None:
+    """Write ``count`` numbered lines and wait until tmux has parsed them all."""
+    write_to_pane(follower.pane_id, numbered(start, count))
+    last = f"n {start + count - 1}"
+
+    def parsed() -> bool:
+        snap = follower.backend.snapshot(follower.server, follower.pane_id)
+        state = snap.state
+        return state.cursor_x == 0 and snap.rows[state.cursor_y - 1 : state.cursor_y] == (last,)
+
+    wait_until(parsed, what=f"tmux to show {last!r}")
+
+
+def test_bursts_across_scrollback_are_exact(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    pane = make_pane(backend, tmux_server, tmux)
+    f = Follower(backend, tmux_server, pane)
+    write_and_wait(write_to_pane, wait_until, f, 1, 20)
+    f.read()
+    start = 21
+    for size in (1, 5, 9, 10, 11, 250):
+        write_and_wait(write_to_pane, wait_until, f, start, size)
+        reading = f.read()
+        assert reading.lines == tuple(f"n {i}" for i in range(start, start + size))
+        start += size
+    assert f.counts == Counter({"exact": 6})
+    TALLY.update(f.counts)
+
+
+def test_exact_at_the_history_limit_and_honest_when_rows_are_gone(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    pane = make_pane(backend, tmux_server, tmux, limit=100)
+    f = Follower(backend, tmux_server, pane)
+    write_and_wait(write_to_pane, wait_until, f, 1, 150)
+    assert backend.pane_state(tmux_server, pane).history_size <= 100
+    f.read()
+    start = 151
+    for size in (9, 10, 11, 30, 60, 85):  # each trims in batches of 10, never past the anchor
+        write_and_wait(write_to_pane, wait_until, f, start, size)
+        reading = f.read()
+        assert not reading.lines_missed, f"needless loss after {size} lines at the limit"
+        assert reading.lines[0] == f"n {start}"
+        start += size
+    write_and_wait(write_to_pane, wait_until, f, start, 300)  # far past the limit
+    reading = f.read()
+    assert reading.lines_missed
+    assert f.counts == Counter({"exact": 6, "missed, rows really gone": 1})
+    TALLY.update(f.counts)
+
+
+def test_height_resizes_keep_deltas_exact_and_width_changes_are_reported(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    pane = make_pane(backend, tmux_server, tmux)
+    window = backend.list_panes(tmux_server)[0].window_id
+    f = Follower(backend, tmux_server, pane)
+    write_and_wait(write_to_pane, wait_until, f, 1, 30)
+    f.read()
+    start = 31
+    for height in (4, 20, 7, 12):
+        backend.resize_window(tmux_server, window, height=height)
+        write_and_wait(write_to_pane, wait_until, f, start, 5)
+        reading = f.read()
+        assert not reading.lines_missed, f"needless loss after resizing to {height} rows"
+        assert reading.lines == tuple(f"n {i}" for i in range(start, start + 5))
+        start += 5
+    backend.resize_window(tmux_server, window, width=30)
+    reading = f.read()
+    assert reading.lines_missed  # reflow: reported, never guessed
+    TALLY.update(f.counts)
+
+
+def test_clears_are_detected(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    pane = make_pane(backend, tmux_server, tmux)
+    f = Follower(backend, tmux_server, pane)
+    write_and_wait(write_to_pane, wait_until, f, 1, 40)
+    f.read()
+    write_and_wait(write_to_pane, wait_until, f, 41, 30)
+    tmux("clear-history", "-t", pane)
+    reading = f.read()  # the anchor was in history: gone, and said so
+    assert reading.lines_missed
+    write_and_wait(write_to_pane, wait_until, f, 71, 3)
+    f.read()
+    # clear(1) with TERM=tmux-256color: home, erase (into history), erase history.
+    # The row the reader last saw is wiped; what follows it is not, but nothing
+    # above the new rows can prove where they start, so the read is a miss.
+    f.strict = False
+    write_to_pane(pane, b"\x1b[H\x1b[J\x1b[3J")
+    wait_until(lambda: backend.pane_state(tmux_server, pane).anchor == 0, what="the clear")
+    write_and_wait(write_to_pane, wait_until, f, 74, 12)
+    reading = f.read()
+    assert reading.lines_missed
+    assert reading.lines == tuple(f"n {i}" for i in range(76, 86))[-9:]
+    TALLY.update(f.counts)
+
+
+@pytest.mark.parametrize(
+    ("total", "pace", "all_exact"),
+    [
+        # ~10,000 lines/s with 2,000 rows of history: every read must be exact.
+        (20000, "case $i in *00) sleep 0.01;; esac;", True),
+        # A flood far faster than reads: rows really vanish; each miss must be real.
+        (100000, "", False),
+    ],
+    ids=["paced", "flood"],
+)
+def test_a_pane_printing_continuously_while_it_is_read(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    wait_until: WaitUntil,
+    total: int,
+    pace: str,
+    all_exact: bool,
+) -> None:
+    printer = (
+        f'i=0; while [ $i -lt {total} ]; do i=$((i+1)); echo "n $i"; {pace} done; exec sleep 100000'
+    )
+    pane = make_pane(backend, tmux_server, tmux, limit=2000, height=20, command=printer)
+    f = Follower(backend, tmux_server, pane)
+    wait_until(lambda: anchor(backend, tmux_server, pane) >= 20, what="the printer to start")
+    f.read()
+    deadline = time.monotonic() + 60
+    reads = 0
+    while time.monotonic() < deadline:
+        f.read()
+        reads += 1
+        if f.transcript[-1:] == [f"n {total}"]:
+            break
+    else:
+        raise AssertionError(f"the printer did not finish (last {f.transcript[-1:]!r})")
+    assert reads > 5, "too few reads overlapped the output"
+    assert f.counts["missed, needless"] == 0
+    if all_exact:
+        assert f.counts["exact"] == reads, dict(f.counts)
+    print(f"\ncontinuous ({total} lines): {reads} reads: {dict(f.counts)}")
+    TALLY.update(f.counts)
+
+
+def test_zz_report_tally() -> None:
+    """Print what the scenarios above measured (run with -s to see it)."""
+    print(f"\ncapture_since on real tmux: {dict(TALLY)}")

@@ -1,0 +1,95 @@
+"""The installed ``gridmux`` command as an MCP server over stdio, against real tmux."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from gridmux.backend import ServerRef
+
+pytestmark = pytest.mark.tmux
+
+GRIDMUX = Path(sys.executable).with_name("gridmux")
+TOOLS = {
+    "list_sessions",
+    "create_session",
+    "list_panes",
+    "get_pane_info",
+    "capture_pane",
+    "snapshot_pane",
+    "send_keys",
+    "capture_since",
+}
+
+
+def transport(*args: str, **env: str) -> StdioTransport:
+    assert GRIDMUX.exists(), f"the gridmux console script is not installed at {GRIDMUX}"
+    return StdioTransport(command=str(GRIDMUX), args=list(args), env={**os.environ, **env})
+
+
+async def until(client: Client, tool: str, args: dict[str, Any], needle: str) -> str:  # type: ignore[type-arg]
+    deadline = time.monotonic() + 10
+    while True:
+        text = str((await client.call_tool(tool, args)).content[0].text)  # type: ignore[union-attr]
+        if needle in text:
+            return text
+        assert time.monotonic() < deadline, f"{needle!r} never appeared in {text!r}"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 handshake, 2026-07-28
+async def test_stdio_server_drives_real_tmux(tmux_server: ServerRef, mode: str) -> None:
+    assert tmux_server.socket_path is not None
+    env = {"GRIDMUX_SOCKET_PATH": tmux_server.socket_path}
+    async with Client(transport(**env), mode=mode) as client:
+        if mode == "legacy":
+            assert client.initialize_result is not None
+            assert client.initialize_result.server_info.name == "gridmux"
+            assert "capture_since" in (client.initialize_result.instructions or "")
+        assert {t.name for t in await client.list_tools()} == TOOLS
+        made = (await client.call_tool("create_session", {"session_name": "io"})).data
+        pane = made.active_pane_id
+        for i in range(12):
+            await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
+        screen = await until(client, "capture_pane", {"pane_id": pane}, "warmup 11\n")
+        prompt = screen.splitlines()[-1]  # a login shell's prompt: '$' or, for root, '#'
+        assert prompt in ("$", "#")
+        start = (await client.call_tool("capture_since", {"pane_id": pane})).structured_content
+        assert start is not None
+        await client.call_tool("send_keys", {"keys": "echo over stdio", "pane_id": pane})
+        await until(client, "capture_pane", {"pane_id": pane}, f"over stdio\n{prompt}")
+        delta = (
+            await client.call_tool("capture_since", {"cursor": start["cursor"]})
+        ).structured_content
+        assert delta is not None
+        assert delta["lines_missed"] is False
+        assert delta["first_line_rewritten"] is True
+        assert delta["lines"] == [f"{prompt} echo over stdio", "over stdio", prompt]
+        sessions = (await client.call_tool("list_sessions", {})).structured_content
+        assert sessions is not None
+        assert [s["session_name"] for s in sessions["result"]] == ["io"]
+
+
+async def test_stdio_server_can_serve_the_simulator() -> None:
+    async with Client(transport("--backend", "sim")) as client:
+        made = (await client.call_tool("create_session", {"session_name": "sim"})).data
+        await client.call_tool(
+            "send_keys", {"keys": "echo simulated", "pane_id": made.active_pane_id}
+        )
+        text = await until(client, "capture_pane", {"pane_id": made.active_pane_id}, "simulated")
+        assert text.splitlines() == ["$ echo simulated", "simulated", "$"]
+
+
+def test_version_flag_prints_and_exits() -> None:
+    out = subprocess.run(
+        [str(GRIDMUX), "--version"], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("gridmux ")
