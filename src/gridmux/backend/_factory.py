@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from ._libtmux import LibtmuxBackend
 from ._protocol import TmuxBackend
 from ._types import ServerRef
 
 
 def libtmux_backend(settings: object) -> TmuxBackend:
-    from ._libtmux import LibtmuxBackend  # libtmux is imported only when tmux is served
-
     return LibtmuxBackend(
         getattr(settings, "tmux_bin", None),
         default_server=ServerRef(

@@ -15,9 +15,11 @@ from typing import TypeVar
 import anyio.to_thread
 from fastmcp.exceptions import ToolError
 
-from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
+
+from ._targets import resolve_pane
 
 T = TypeVar("T")
 
@@ -45,6 +47,24 @@ class ToolContext:
             return ServerRef(socket_name=socket_name)
         return ServerRef(
             socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
+        )
+
+    def resolve(
+        self,
+        server: ServerRef,
+        pane_id: str | None = None,
+        session_name: str | None = None,
+        session_id: str | None = None,
+        window_id: str | None = None,
+    ) -> PaneInfo:
+        """The one pane a tool's target arguments name (see ``_targets``)."""
+        return resolve_pane(
+            self.backend,
+            server,
+            pane_id=pane_id,
+            session_name=session_name,
+            session_id=session_id,
+            window_id=window_id,
         )
 
     async def call(self, fn: Callable[[], T]) -> T:

@@ -27,11 +27,9 @@ class SessionInfo(_Result):
     active_pane_id: str | None = Field(description="The pane a client attaching would see.")
 
 
-class PaneInfo(_Result):
-    pane_id: str = Field(description="Pane id, e.g. '%3'.")
-    pane_index: int
-    pane_width: int
-    pane_height: int
+class _PaneGeometry(_Result):
+    """Where a pane sits in its window (cells from the window's top-left)."""
+
     pane_left: int
     pane_top: int
     pane_right: int
@@ -40,6 +38,13 @@ class PaneInfo(_Result):
     pane_at_right: bool
     pane_at_top: bool
     pane_at_bottom: bool
+
+
+class PaneInfo(_PaneGeometry):
+    pane_id: str = Field(description="Pane id, e.g. '%3'.")
+    pane_index: int
+    pane_width: int
+    pane_height: int
     pane_tty: str
     pane_current_command: str
     pane_current_path: str
@@ -57,21 +62,13 @@ class PaneInfo(_Result):
     )
 
 
-class PaneSnapshot(_Result):
+class PaneSnapshot(_PaneGeometry):
     pane_id: str
     content: str = Field(description="Visible screen text, trailing blank rows removed.")
     cursor_x: int
     cursor_y: int
     pane_width: int
     pane_height: int
-    pane_left: int
-    pane_top: int
-    pane_right: int
-    pane_bottom: int
-    pane_at_left: bool
-    pane_at_right: bool
-    pane_at_top: bool
-    pane_at_bottom: bool
     pane_tty: str
     pane_pid: int | None
     pane_dead: bool

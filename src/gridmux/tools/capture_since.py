@@ -28,7 +28,6 @@ from gridmux.errors import GridmuxError, InvalidCursor, NotFound, PaneDead, Pane
 from ._context import ToolContext
 from ._models import CaptureSinceResult
 from ._params import READONLY, SessionId, SessionName, SocketName, WindowId
-from ._targets import resolve_pane
 
 _REFUSALS: dict[Refusal, type[GridmuxError]] = {
     Refusal.MALFORMED: InvalidCursor,
@@ -104,25 +103,12 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def read() -> tuple[str, Reading]:
             if cursor is None:
-                pane = resolve_pane(
-                    ctx.backend,
-                    server,
-                    pane_id=pane_id,
-                    session_name=session_name,
-                    session_id=session_id,
-                    window_id=window_id,
-                )
+                pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
                 snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
                 return pane.pane_id, first(snap)
             parsed = parse_cursor(cursor, pane_id=pane_id)
             if targeted:
-                pane = resolve_pane(
-                    ctx.backend,
-                    server,
-                    session_name=session_name,
-                    session_id=session_id,
-                    window_id=window_id,
-                )
+                pane = ctx.resolve(server, None, session_name, session_id, window_id)
                 if pane.pane_id != parsed.pane_id:
                     raise CursorRejected(
                         Refusal.OTHER_PANE,

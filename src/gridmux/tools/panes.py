@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from pydantic import Field
@@ -27,11 +27,25 @@ from ._params import (
     SocketName,
     WindowId,
 )
-from ._targets import check_id, resolve_pane, resolve_session
+from ._targets import check_id, resolve_session
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
 _ROW_MIN, _ROW_MAX = -(10**9), 32767
 Row = Annotated[int | None, Field(ge=_ROW_MIN, le=_ROW_MAX)]
+
+
+def geometry(pane: BackendPane) -> dict[str, Any]:
+    """The pane's position fields, as both PaneInfo and PaneSnapshot name them."""
+    return {
+        "pane_left": pane.left,
+        "pane_top": pane.top,
+        "pane_right": pane.right,
+        "pane_bottom": pane.bottom,
+        "pane_at_left": pane.at_left,
+        "pane_at_right": pane.at_right,
+        "pane_at_top": pane.at_top,
+        "pane_at_bottom": pane.at_bottom,
+    }
 
 
 def pane_result(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> PaneInfo:
@@ -40,14 +54,7 @@ def pane_result(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> PaneI
         pane_index=pane.pane_index,
         pane_width=pane.width,
         pane_height=pane.height,
-        pane_left=pane.left,
-        pane_top=pane.top,
-        pane_right=pane.right,
-        pane_bottom=pane.bottom,
-        pane_at_left=pane.at_left,
-        pane_at_right=pane.at_right,
-        pane_at_top=pane.at_top,
-        pane_at_bottom=pane.at_bottom,
+        **geometry(pane),
         pane_tty=pane.tty,
         pane_current_command=pane.current_command,
         pane_current_path=pane.current_path,
@@ -138,14 +145,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         """
         server = ctx.server(socket_name)
         pane = await ctx.call(
-            lambda: resolve_pane(
-                ctx.backend,
-                server,
-                pane_id=pane_id,
-                session_name=session_name,
-                session_id=session_id,
-                window_id=window_id,
-            )
+            lambda: ctx.resolve(server, pane_id, session_name, session_id, window_id)
         )
         return pane_result(ctx, server, pane)
 
@@ -177,14 +177,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         server = ctx.server(socket_name)
 
         def read() -> tuple[str, ...]:
-            pane = resolve_pane(
-                ctx.backend,
-                server,
-                pane_id=pane_id,
-                session_name=session_name,
-                session_id=session_id,
-                window_id=window_id,
-            )
+            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
             return ctx.backend.snapshot(server, pane.pane_id, start=start, end=end).rows
 
         rows = strip_blank_tail(await ctx.call(read))
@@ -217,14 +210,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         server = ctx.server(socket_name)
 
         def read() -> tuple[BackendPane, BackendSnapshot]:
-            pane = resolve_pane(
-                ctx.backend,
-                server,
-                pane_id=pane_id,
-                session_name=session_name,
-                session_id=session_id,
-                window_id=window_id,
-            )
+            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
             return pane, ctx.backend.snapshot(server, pane.pane_id)
 
         pane, snap = await ctx.call(read)
@@ -237,14 +223,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             cursor_y=state.cursor_y,
             pane_width=state.width,
             pane_height=state.height,
-            pane_left=pane.left,
-            pane_top=pane.top,
-            pane_right=pane.right,
-            pane_bottom=pane.bottom,
-            pane_at_left=pane.at_left,
-            pane_at_right=pane.at_right,
-            pane_at_top=pane.at_top,
-            pane_at_bottom=pane.at_bottom,
+            **geometry(pane),
             pane_tty=pane.tty,
             pane_pid=state.pid,
             pane_dead=state.dead,
@@ -295,14 +274,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         text = f" {keys}" if suppress_history and keys else keys
 
         def send() -> str:
-            pane = resolve_pane(
-                ctx.backend,
-                server,
-                pane_id=pane_id,
-                session_name=session_name,
-                session_id=session_id,
-                window_id=window_id,
-            )
+            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
             ctx.backend.send_keys(server, pane.pane_id, text, literal=literal, enter=enter)
             return pane.pane_id
 
