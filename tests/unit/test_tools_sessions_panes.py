@@ -190,6 +190,12 @@ async def test_snapshot_pane_reports_cursor_mode_and_content(
     assert snap["alternate_on"] is False and snap["pane_dead"] is False
     assert snap["history_size"] == 0 and snap["history_limit"] == 2000
     assert snap["content_truncated"] is False
+    assert (snap["pane_in_mode"], snap["pane_mode"], snap["scroll_position"]) == (False, None, None)
+    backend.copy_mode(REF, pane, enter=True)
+    in_copy = (await client.call_tool("snapshot_pane", {"pane_id": pane})).structured_content
+    assert in_copy is not None
+    assert (in_copy["pane_in_mode"], in_copy["pane_mode"]) == (True, "copy-mode")
+    assert in_copy["scroll_position"] == 0
 
 
 async def test_get_pane_info_of_a_session_is_its_active_pane(

@@ -75,6 +75,7 @@ class PaneSnapshot(_PaneGeometry):
     alternate_on: bool
     pane_in_mode: bool
     pane_mode: str | None
+    scroll_position: int | None = Field(description="Rows scrolled back in copy mode; else null.")
     history_size: int
     history_limit: int = Field(description="gridmux: the pane's scrollback limit.")
     title: str

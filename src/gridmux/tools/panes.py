@@ -209,11 +209,16 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         """
         server = ctx.server(socket_name)
 
-        def read() -> tuple[BackendPane, BackendSnapshot]:
+        def read() -> tuple[BackendPane, BackendSnapshot, int | None]:
             pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            return pane, ctx.backend.snapshot(server, pane.pane_id)
+            snap = ctx.backend.snapshot(server, pane.pane_id)
+            scroll = None
+            if snap.state.in_mode:  # only copy mode has a scroll position
+                text = ctx.backend.display_message(server, pane.pane_id, "#{scroll_position}")
+                scroll = int(text) if text.strip().isdigit() else None
+            return pane, snap, scroll
 
-        pane, snap = await ctx.call(read)
+        pane, snap, scroll = await ctx.call(read)
         state = snap.state
         limited = limit_tail(tuple(strip_blank_tail(snap.rows)), max_lines, None)
         return PaneSnapshot(
@@ -230,6 +235,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             alternate_on=state.alternate_on,
             pane_in_mode=state.in_mode,
             pane_mode=pane.mode,
+            scroll_position=scroll,
             history_size=state.history_size,
             history_limit=state.history_limit,
             title=pane.title,
