@@ -12,9 +12,10 @@
     │   └── TmuxUnavailable      no tmux binary, or it cannot be started
     └── TmuxTimeout              a tmux command or a wait did not finish in time
 
-The real backend translates libtmux and subprocess errors into these classes in
-exactly one place; the simulator raises the same classes; the MCP layer turns
-each into a tool error whose text says what to do next (``hint``).
+The real backend translates tmux's failures (exit status, stderr, timeouts)
+into these classes in exactly one place; the simulator raises the same
+classes; the MCP layer turns each into a tool error whose text says what to
+do next (``hint``).
 """
 
 from __future__ import annotations
