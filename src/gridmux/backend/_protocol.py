@@ -141,7 +141,9 @@ class TmuxBackend(Protocol):
         command: str | None = None,
         environment: Mapping[str, str] | None = None,
         select: bool = False,
-    ) -> WindowInfo: ...
+    ) -> WindowInfo:
+        """A new window; without ``select`` the session's active window stays."""
+        ...
 
     def split_window(
         self,
@@ -153,7 +155,9 @@ class TmuxBackend(Protocol):
         start_directory: str | None = None,
         command: str | None = None,
         environment: Mapping[str, str] | None = None,
-    ) -> PaneInfo: ...
+    ) -> PaneInfo:
+        """A new pane beside ``pane_id``; the window's active pane stays."""
+        ...
 
     def rename_session(self, server: ServerRef, session_id: str, new_name: str) -> None: ...
 
@@ -175,7 +179,9 @@ class TmuxBackend(Protocol):
         width: int | None = None,
         height: int | None = None,
         zoom: bool | None = None,
-    ) -> None: ...
+    ) -> None:
+        """Resize, or set (not toggle) zoom; a size with zoom, or nothing, is InvalidArgument."""
+        ...
 
     def resize_window(
         self,
@@ -240,7 +246,10 @@ class TmuxBackend(Protocol):
     def pipe_pane(
         self, server: ServerRef, pane_id: str, command: str | None, *, append: bool = True
     ) -> None:
-        """Pipe pane output to a shell command; ``None`` stops piping."""
+        """Pipe pane output to a shell command; ``None`` stops piping.
+
+        ``append`` is advisory: the command itself decides where output goes.
+        """
         ...
 
     # -- options, environment, buffers, channels -----------------------------
@@ -274,7 +283,12 @@ class TmuxBackend(Protocol):
     def delete_buffer(self, server: ServerRef, name: str) -> None: ...
 
     def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:
-        """Block until ``channel`` is signalled; False when ``timeout`` passes first."""
+        """Block until ``channel`` is signalled; False when ``timeout`` passes first.
+
+        On real tmux a timed-out waiter is woken by a signal of its own (a
+        killed ``wait-for`` client would otherwise swallow the next signal), so
+        other waiters on the channel wake too.
+        """
         ...
 
     def signal_channel(self, server: ServerRef, channel: str) -> None: ...
