@@ -91,6 +91,11 @@ class Controls:
         pane = self._server.pane(pane_id)
         check_size("width", width)
         check_size("height", height)
+        sized = width is not None or height is not None
+        if zoom is None and not sized:
+            raise InvalidArgument("resize_pane needs a width, a height or zoom")
+        if zoom is not None and sized:
+            raise InvalidArgument("resize_pane takes either zoom or a size, not both")
         window = pane.window
         if zoom is True and len(window.panes) > 1:
             # window_zoom: the pane becomes active and covers the window.

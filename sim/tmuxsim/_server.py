@@ -314,7 +314,7 @@ class SimServer:
             )
             position = window.panes.index(target) + (0 if before else 1)
             window.panes.insert(position, pane)
-            window.set_active(pane)
+            # Like split-window -d (what the real backend runs): focus stays put.
             window.fit_panes()
             start_program(self, pane, command)
         return pane

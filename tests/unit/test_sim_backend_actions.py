@@ -54,7 +54,7 @@ def test_new_window_selects_only_when_asked() -> None:
 def test_split_window_returns_the_new_pane() -> None:
     backend, pane = started()
     info = backend.split_window(REF, pane, direction="right", size="10", command="cat")
-    assert (info.pane_id, info.width, info.left, info.active) == ("%1", 10, 30, True)
+    assert (info.pane_id, info.width, info.left, info.active) == ("%1", 10, 30, False)
     assert info.current_command == "cat"
     with pytest.raises(InvalidArgument):
         backend.split_window(REF, pane, size="wide")
@@ -290,3 +290,12 @@ def test_wait_for_is_woken_by_a_shell_in_a_pane() -> None:
     backend.send_keys(REF, pane, "sleep 2 && tmux wait-for -S built", enter=True)
     assert backend.wait_for(REF, "built", 5.0) is True
     assert clock.now() == 2.0
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"zoom": True, "width": 10}, {"zoom": False, "height": 3}])
+def test_resize_pane_needs_exactly_zoom_or_a_size(kwargs: dict[str, object]) -> None:
+    backend, pane = started()
+    before = backend.list_panes(REF)
+    with pytest.raises(InvalidArgument):
+        backend.resize_pane(REF, pane, **kwargs)  # type: ignore[arg-type]
+    assert backend.list_panes(REF) == before

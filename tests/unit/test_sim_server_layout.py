@@ -43,11 +43,11 @@ def test_split_right_and_left() -> None:
     assert [p.pane_id for p in server.window("@0").panes] == ["%2", "%0", "%1"]
 
 
-def test_split_makes_the_new_pane_active_and_indexes_follow_list_order() -> None:
+def test_split_keeps_the_active_pane_and_indexes_follow_list_order() -> None:
     server = quiet()
     server.split_window("%0", direction="above")
     window = server.window("@0")
-    assert window.active is server.pane("%1")
+    assert window.active is server.pane("%0")  # split-window -d, as the real backend
     assert [(p.pane_id, p.index) for p in window.panes] == [("%1", 0), ("%0", 1)]
 
 
