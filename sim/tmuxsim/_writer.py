@@ -355,29 +355,38 @@ class Writer:
 
     def put_cell(self, cell: str, width: int) -> None:
         # screen_write_cell: one character of any width (or a stored TAB).
+        # Its bounds checks are unsigned: ``sx - width`` wraps around when a
+        # wide character meets a one-column pane, and tmux then neither wraps
+        # nor refuses -- _u() keeps that arithmetic.
         s = self.s
         grid = s.grid
         sx = s.sx
         if width == 0:
             self._combine(cell)
             return
-        if not s.mode_wrap and width > 1 and (width > sx or (s.cx != sx and s.cx > sx - width)):
+        if not s.mode_wrap and width > 1 and (width > sx or (s.cx != sx and s.cx > _u(sx - width))):
             return
         if s.mode_insert:
             grid.view_insert_cells(s.cx, s.cy, width)
-        if s.mode_wrap and s.cx > sx - width:
+        if s.mode_wrap and s.cx > _u(sx - width):
             # A wide character that does not fit wraps early (§1).
             self.linefeed(wrapped=True)
             s.cx = 0
-        if width > sx or s.cx > sx - width:
+        if s.cx > _u(sx - width):
             return
         py = grid.hsize + s.cy
+        line = grid.lines[py]
+        # "If no change, do not draw": a blank written onto a blank cell is not
+        # stored, so it does not extend the row's used cells (seen by -J).
+        unchanged = width == 1 and not s.mode_insert and cell == BLANK
+        unchanged = unchanged and line.cell(s.cx) == BLANK
         self._overwrite(py, width)
         for xx in range(s.cx + 1, s.cx + width):
             grid.set_cell(xx, py, PAD)
-        grid.set_cell(s.cx, py, cell)
+        if not unchanged:
+            grid.set_cell(s.cx, py, cell)
         not_wrap = 0 if s.mode_wrap else 1
-        if s.cx <= sx - not_wrap - width:
+        if s.cx <= _u(sx - not_wrap - width):
             self.set_cursor(s.cx + width, None)
         else:
             self.set_cursor(sx - not_wrap, None)
@@ -421,3 +430,8 @@ class Writer:
         if base.startswith("\t"):
             return
         grid.set_cell(xx, py, base + mark)
+
+
+def _u(value: int) -> int:
+    """``value`` as tmux's ``u_int`` arithmetic sees it (negative wraps around)."""
+    return value & 0xFFFFFFFF

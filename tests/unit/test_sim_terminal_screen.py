@@ -227,3 +227,31 @@ def test_serials_are_dropped_with_collected_rows() -> None:
     t.feed(b"L12\r\n")
     after = t.line_serials()
     assert after[:-2] == before[1:-1]
+
+
+# Regressions found by the differential test against tmux 3.3a (D1-D3).
+
+
+def test_wide_character_in_a_one_column_pane_neither_wraps_nor_scrolls() -> None:
+    # What tmux 3.3a does (tests/integration/test_differential.py, D1): the
+    # unsigned bound check lets it through without a linefeed.
+    t = Terminal(2, 2, 10, TmuxVersion.parse("3.3a"))
+    t.feed(b"0")
+    t.resize(1, 2)
+    t.feed("中".encode())
+    assert (t.cursor_y, t.history_size) == (0, 0)
+    assert t.capture("-") == ["0", ""]
+
+
+def test_wide_character_with_autowrap_off_parks_the_cursor_past_the_edge() -> None:
+    t = Terminal(2, 2, 10, TmuxVersion.parse("3.3a"))
+    t.feed("\x1b[?7l中".encode())
+    assert t.cursor_x == 2
+    t.feed(b"x")  # no room: dropped
+    assert t.capture() == ["中", ""]
+
+
+def test_a_blank_written_on_a_blank_cell_does_not_extend_the_row() -> None:
+    t = Terminal(10, 2, 10, TmuxVersion.parse("3.3a"))
+    t.feed(b"\x1b[?7lab ")
+    assert t.capture(join=True)[0] == "ab"
