@@ -376,10 +376,11 @@ class Writer:
             return
         py = grid.hsize + s.cy
         line = grid.lines[py]
-        # "If no change, do not draw": a blank written onto a blank cell is not
-        # stored, so it does not extend the row's used cells (seen by -J).
-        unchanged = width == 1 and not s.mode_insert and cell == BLANK
-        unchanged = unchanged and line.cell(s.cx) == BLANK
+        # "If no change, do not draw": a default blank written past the row's
+        # allocated cells is not stored, so it does not extend the row's used
+        # cells (seen by -J). Inside the allocation tmux's cleared cells differ
+        # from a written blank, so the write is stored.
+        unchanged = width == 1 and not s.mode_insert and cell == BLANK and s.cx >= line.size
         self._overwrite(py, width)
         for xx in range(s.cx + 1, s.cx + width):
             grid.set_cell(xx, py, PAD)

@@ -251,7 +251,15 @@ def test_wide_character_with_autowrap_off_parks_the_cursor_past_the_edge() -> No
     assert t.capture() == ["中", ""]
 
 
-def test_a_blank_written_on_a_blank_cell_does_not_extend_the_row() -> None:
+def test_a_blank_written_past_the_allocated_cells_does_not_extend_the_row() -> None:
     t = Terminal(10, 2, 10, TmuxVersion.parse("3.3a"))
     t.feed(b"\x1b[?7lab ")
     assert t.capture(join=True)[0] == "ab"
+
+
+def test_a_blank_written_inside_the_allocated_cells_extends_the_row() -> None:
+    # Width 40: the first cell allocates 10 cells, so the blank at x=2 lands
+    # inside the allocation on a cleared cell and is stored (cellused 3).
+    t = Terminal(40, 2, 10, TmuxVersion.parse("3.3a"))
+    t.feed(b"ab ")
+    assert t.capture(join=True)[0] == "ab "
