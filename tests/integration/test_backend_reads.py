@@ -192,8 +192,10 @@ def test_dead_pane_is_reported_not_raised(
     session = backend.new_session(tmux_server, command="printf 'last words'; exit 3")
     pane_id = session.active_pane_id
     assert pane_id is not None
-    state = _settled(backend, tmux_server, pane_id, wait_until, dead=True)
-    assert state.dead_status == 3
+    # tmux marks the pane dead when its tty closes and learns the status when
+    # it reaps the child, a moment later: wait for both.
+    state = _settled(backend, tmux_server, pane_id, wait_until, dead=True, dead_status=3)
+    assert (state.dead, state.dead_status) == (True, 3)
     snap = backend.snapshot(tmux_server, pane_id, start="-")
     assert snap.state.dead
     # The dead-pane message is written after one linefeed: row 0 went to history.

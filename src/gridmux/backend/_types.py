@@ -109,8 +109,11 @@ class PaneState:
 
     ``cursor_x`` may equal ``width`` (pending wrap). ``history_size`` is the
     base grid's history row count, frozen while the alternate screen is on.
-    ``server_pid`` identifies the tmux server process, so a cursor replayed
-    against a different server is recognised as foreign.
+    ``dead_status`` is the exit status of a dead pane; tmux marks the pane dead
+    when its terminal closes and learns the status when it reaps the child, so
+    for a moment a dead pane may report ``None``. ``server_pid`` identifies
+    the tmux server process, so a cursor replayed against a different server
+    is recognised as foreign.
     """
 
     pane_id: str
