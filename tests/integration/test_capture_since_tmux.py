@@ -13,6 +13,7 @@ import itertools
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -27,6 +28,13 @@ pytestmark = pytest.mark.tmux
 
 NUMBERED = re.compile(r"^n (\d+)$")
 TALLY: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_tally() -> Iterator[None]:
+    """After the module, print what its scenarios measured (seen with -s)."""
+    yield
+    print(f"\ncapture_since on real tmux: {dict(sorted(TALLY.items()))}")
 
 
 @dataclass
@@ -282,8 +290,3 @@ def test_a_pane_printing_continuously_while_it_is_read(
         assert f.counts["exact"] == reads, dict(f.counts)
     print(f"\ncontinuous ({total} lines): {reads} reads: {dict(f.counts)}")
     TALLY.update(f.counts)
-
-
-def test_zz_report_tally() -> None:
-    """Print what the scenarios above measured (run with -s to see it)."""
-    print(f"\ncapture_since on real tmux: {dict(TALLY)}")
