@@ -12,6 +12,7 @@ from fastmcp import FastMCP
 from gridmux.backend import TmuxBackend
 from gridmux.settings import Settings
 from gridmux.tools import ToolContext, register_all
+from gridmux.tools._tiers import Tier, tools_above
 
 INSTRUCTIONS = """\
 gridmux drives tmux: find panes, type into them, and read them.
@@ -41,7 +42,12 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
         version=version("gridmux"),
         on_duplicate="error",
     )
-    register_all(mcp, ToolContext(backend=backend, settings=settings or Settings()))
+    settings = settings or Settings()
+    tier = Tier.parse(settings.safety)
+    register_all(mcp, ToolContext(backend=backend, settings=settings))
+    hidden = tools_above(tier)
+    if hidden:
+        mcp.disable(tags=hidden)
     return mcp
 
 

@@ -16,6 +16,7 @@ class Settings:
     sim_version: str = "3.3a"
     caller_pane: str | None = None
     caller_socket: str | None = None
+    safety: str = "mutating"
 
     @classmethod
     def from_sources(cls, argv: Sequence[str], env: Mapping[str, str]) -> Settings:
@@ -28,6 +29,7 @@ class Settings:
             socket_path=args.socket_path or env.get("GRIDMUX_SOCKET_PATH") or None,
             tmux_bin=args.tmux_bin or env.get("GRIDMUX_TMUX_BIN") or None,
             sim_version=args.sim_version or env.get("GRIDMUX_SIM_VERSION", "3.3a"),
+            safety=args.safety or env.get("GRIDMUX_SAFETY") or "mutating",
             caller_pane=env.get("TMUX_PANE") or None,
             caller_socket=tmux_env.split(",", 1)[0] or None,
         )
@@ -48,5 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--socket-path", help="default tmux socket path, like tmux -S")
     parser.add_argument("--tmux-bin", help="tmux executable to run (default: tmux on PATH)")
     parser.add_argument("--sim-version", help="tmux version the simulator imitates (default 3.3a)")
+    parser.add_argument(
+        "--safety",
+        choices=("readonly", "mutating", "destructive"),
+        default=None,
+        help=(
+            "highest tool tier to expose: readonly, mutating (default) or destructive "
+            "(env GRIDMUX_SAFETY)"
+        ),
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser

@@ -23,11 +23,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
 
+from gridmux import Settings, create_server
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
 
@@ -198,3 +200,11 @@ def write_to_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> WriteToPan
             os.close(fd)
 
     return write
+
+
+@pytest.fixture
+async def client(backend: LibtmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
+    """An in-memory MCP client on a gridmux server (all tiers) for ``tmux_server``."""
+    settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
+    async with Client(create_server(backend, settings)) as c:
+        yield c

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
-
 import pytest
 from fastmcp import Client
 
-from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
+from tests.mcp_calls import call
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
 
 pytestmark = pytest.mark.tmux
-
-
-@pytest.fixture
-async def client(backend: LibtmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
-    settings = Settings(socket_path=tmux_server.socket_path)
-    async with Client(create_server(backend, settings)) as c:
-        yield c
-
-
-async def call(client: Client, tool: str, **args: Any) -> Any:  # type: ignore[type-arg]
-    result = await client.call_tool(tool, args)
-    return result.structured_content if result.structured_content is not None else result
 
 
 async def test_listing_and_pane_info_match_tmux(

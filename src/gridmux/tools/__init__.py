@@ -1,17 +1,48 @@
-"""The MCP surface: tools grouped by noun, each module with ``register(mcp, ctx)``."""
+"""The MCP surface: tools grouped by concern, each module with ``register(mcp, ctx)``."""
 
 from __future__ import annotations
 
 from fastmcp import FastMCP
 
-from . import capture_since, panes, sessions
+from . import (
+    batches,
+    buffers,
+    capture_since,
+    channels,
+    commands,
+    hooks,
+    options,
+    pane_control,
+    panes,
+    search,
+    servers,
+    sessions,
+    waits,
+    windows,
+)
 from ._context import ToolContext
+
+_MODULES = (
+    servers,
+    sessions,
+    windows,
+    panes,
+    pane_control,
+    capture_since,
+    search,
+    waits,
+    commands,
+    options,
+    buffers,
+    hooks,
+    channels,
+    batches,
+)
 
 
 def register_all(mcp: FastMCP, ctx: ToolContext) -> None:
-    sessions.register(mcp, ctx)
-    panes.register(mcp, ctx)
-    capture_since.register(mcp, ctx)
+    for module in _MODULES:
+        module.register(mcp, ctx)
 
 
 __all__ = ["ToolContext", "register_all"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 SocketName = Annotated[
@@ -18,6 +17,7 @@ SessionId = Annotated[
 WindowId = Annotated[
     str | None, Field(description="Window id, e.g. '@1', to pick its active pane.")
 ]
+WindowIndex = Annotated[str | None, Field(description="Window index within the session, e.g. '0'.")]
 Filters = Annotated[
     dict[str, Any] | str | None,
     Field(
@@ -32,22 +32,3 @@ MaxLines = Annotated[
     int | None,
     Field(ge=1, description="Keep at most this many of the newest lines; null for no limit."),
 ]
-
-READONLY = ToolAnnotations(
-    read_only_hint=True,
-    destructive_hint=False,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
-CREATES = ToolAnnotations(
-    read_only_hint=False,
-    destructive_hint=False,
-    idempotent_hint=False,
-    open_world_hint=False,
-)
-TYPES_INPUT = ToolAnnotations(
-    read_only_hint=False,
-    destructive_hint=True,
-    idempotent_hint=False,
-    open_world_hint=True,
-)

@@ -27,7 +27,8 @@ from gridmux.errors import GridmuxError, InvalidCursor, NotFound, PaneDead, Pane
 
 from ._context import ToolContext
 from ._models import CaptureSinceResult
-from ._params import READONLY, SessionId, SessionName, SocketName, WindowId
+from ._params import SessionId, SessionName, SocketName, WindowId
+from ._tiers import READONLY, Tier, tool
 
 _REFUSALS: dict[Refusal, type[GridmuxError]] = {
     Refusal.MALFORMED: InvalidCursor,
@@ -49,7 +50,7 @@ def refusal_error(exc: CursorRejected) -> GridmuxError:
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @mcp.tool(title="Capture Since", annotations=READONLY, tags={"readonly"})
+    @tool(mcp, tier=Tier.READONLY, title="Capture Since", annotations=READONLY)
     async def capture_since(
         cursor: Annotated[
             str | None,

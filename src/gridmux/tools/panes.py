@@ -17,8 +17,6 @@ from ._context import ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import PaneInfo, PaneSnapshot
 from ._params import (
-    READONLY,
-    TYPES_INPUT,
     Filters,
     MaxLines,
     PaneId,
@@ -26,8 +24,10 @@ from ._params import (
     SessionName,
     SocketName,
     WindowId,
+    WindowIndex,
 )
 from ._targets import check_id, resolve_session
+from ._tiers import READONLY, TYPES_INPUT, Tier, tool
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
 _ROW_MIN, _ROW_MAX = -(10**9), 32767
@@ -79,19 +79,12 @@ def strip_blank_tail(rows: tuple[str, ...]) -> list[str]:
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @mcp.tool(
-        title="List tmux Panes",
-        annotations=READONLY,
-        tags={"readonly"},
-        meta={"anthropic/alwaysLoad": True},
-    )
+    @tool(mcp, tier=Tier.READONLY, title="List tmux Panes", annotations=READONLY, always_load=True)
     async def list_panes(
         session_name: SessionName = None,
         session_id: SessionId = None,
         window_id: WindowId = None,
-        window_index: Annotated[
-            str | None, Field(description="Window index within the session, e.g. '0'.")
-        ] = None,
+        window_index: WindowIndex = None,
         socket_name: SocketName = None,
         filters: Filters = None,
     ) -> list[PaneInfo]:
@@ -131,7 +124,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             raise tool_error(exc) from exc
         return [results[i] for i in keep]
 
-    @mcp.tool(title="Get tmux Pane Info", annotations=READONLY, tags={"readonly"})
+    @tool(mcp, tier=Tier.READONLY, title="Get tmux Pane Info", annotations=READONLY)
     async def get_pane_info(
         pane_id: PaneId = None,
         session_name: SessionName = None,
@@ -149,7 +142,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         )
         return pane_result(ctx, server, pane)
 
-    @mcp.tool(title="Capture Pane", annotations=READONLY, tags={"readonly"})
+    @tool(mcp, tier=Tier.READONLY, title="Capture Pane", annotations=READONLY)
     async def capture_pane(
         pane_id: PaneId = None,
         session_name: SessionName = None,
@@ -187,12 +180,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             text = f"[... truncated {limited.truncated_lines} lines ...]\n{text}"
         return text
 
-    @mcp.tool(
-        title="Snapshot Pane",
-        annotations=READONLY,
-        tags={"readonly"},
-        meta={"anthropic/alwaysLoad": True},
-    )
+    @tool(mcp, tier=Tier.READONLY, title="Snapshot Pane", annotations=READONLY, always_load=True)
     async def snapshot_pane(
         pane_id: PaneId = None,
         session_name: SessionName = None,
@@ -246,7 +234,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             content_truncated_lines=limited.truncated_lines,
         )
 
-    @mcp.tool(title="Send Keys", annotations=TYPES_INPUT, tags={"mutating"})
+    @tool(mcp, tier=Tier.MUTATING, title="Send Keys", annotations=TYPES_INPUT)
     async def send_keys(
         keys: Annotated[
             str,

@@ -15,7 +15,8 @@ from gridmux.errors import InvalidArgument
 from ._context import ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import SessionInfo
-from ._params import CREATES, READONLY, Filters, SocketName
+from ._params import Filters, SocketName
+from ._tiers import CREATES, READONLY, Tier, tool
 
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -68,11 +69,7 @@ def parse_environment(
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @mcp.tool(
-        title="List tmux Sessions",
-        annotations=READONLY,
-        tags={"readonly"},
-    )
+    @tool(mcp, tier=Tier.READONLY, title="List tmux Sessions", annotations=READONLY)
     async def list_sessions(
         socket_name: SocketName = None, filters: Filters = None
     ) -> list[SessionInfo]:
@@ -90,11 +87,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             raise tool_error(exc) from exc
         return [results[i] for i in keep]
 
-    @mcp.tool(
-        title="Create tmux Session",
-        annotations=CREATES,
-        tags={"mutating"},
-    )
+    @tool(mcp, tier=Tier.MUTATING, title="Create tmux Session", annotations=CREATES)
     async def create_session(
         session_name: Annotated[
             str | None, Field(description="Name for the session; tmux picks one if omitted.")

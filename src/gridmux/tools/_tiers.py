@@ -1,0 +1,93 @@
+"""Safety tiers and honest tool annotations, declared once per tool.
+
+Every tool is registered through :func:`tool`, which ties together its tier
+(a tag FastMCP filters on), its MCP annotations and its title, so a tool
+cannot be listed in one tier while its hints claim another. The server
+hides every tool above the configured tier (``create_server``); hidden tools
+can neither be listed nor called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import IntEnum
+from typing import Any, TypeVar
+
+from fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Tier(IntEnum):
+    """``readonly`` < ``mutating`` < ``destructive``; a server exposes its tier and below."""
+
+    READONLY = 0
+    MUTATING = 1
+    DESTRUCTIVE = 2
+
+    @property
+    def tag(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Tier:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            names = ", ".join(t.tag for t in cls)
+            raise ValueError(f"unknown safety tier {text!r} (choose one of: {names})") from None
+
+
+def _hints(
+    *, read_only: bool, destructive: bool, idempotent: bool, open_world: bool
+) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=open_world,
+    )
+
+
+#: Reads tmux state; never changes it.
+READONLY = _hints(read_only=True, destructive=False, idempotent=True, open_world=False)
+#: Sets something to a given value (rename, select, set an option): repeating it changes nothing.
+SETS = _hints(read_only=False, destructive=False, idempotent=True, open_world=False)
+#: Creates something new each call (a session, window, pane, copy-mode entry).
+CREATES = _hints(read_only=False, destructive=False, idempotent=False, open_world=False)
+#: Hands input to whatever program runs in a pane: its effects are that program's.
+TYPES_INPUT = _hints(read_only=False, destructive=True, idempotent=False, open_world=True)
+#: Throws away a pane's content or process but keeps the pane (clear, respawn).
+RESETS = _hints(read_only=False, destructive=True, idempotent=False, open_world=False)
+#: Ends a tmux object and everything running in it.
+DESTROYS = _hints(read_only=False, destructive=True, idempotent=True, open_world=False)
+
+
+def tool(
+    mcp: FastMCP,
+    *,
+    tier: Tier,
+    title: str,
+    annotations: ToolAnnotations,
+    always_load: bool = False,
+) -> Callable[[F], F]:
+    """Register the decorated function as a tool in ``tier`` with ``annotations``.
+
+    ``always_load`` marks the few discovery tools a client should keep loaded
+    rather than defer (``anthropic/alwaysLoad``).
+    """
+    if (tier is Tier.READONLY) != bool(annotations.read_only_hint):
+        raise ValueError(f"{title!r}: a readonly tool must carry readOnlyHint, and only it")
+    meta = {"anthropic/alwaysLoad": True} if always_load else None
+
+    def register(fn: F) -> F:
+        mcp.tool(title=title, annotations=annotations, tags={tier.tag}, meta=meta)(fn)
+        return fn
+
+    return register
+
+
+def tools_above(tier: Tier) -> set[str]:
+    """The tier tags a server at ``tier`` hides."""
+    return {t.tag for t in Tier if t > tier}

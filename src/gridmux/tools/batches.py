@@ -1,0 +1,11 @@
+"""Batch tools: call the other tools in sequence, within a tier ceiling."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from ._context import ToolContext
+
+
+def register(mcp: FastMCP, ctx: ToolContext) -> None:
+    """Register this module's tools on ``mcp``."""

@@ -1,0 +1,11 @@
+"""wait-for channel tools: wait_for_channel, signal_channel."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from ._context import ToolContext
+
+
+def register(mcp: FastMCP, ctx: ToolContext) -> None:
+    """Register this module's tools on ``mcp``."""

@@ -1,0 +1,11 @@
+"""Running commands in panes: run_command and send_keys_batch."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from ._context import ToolContext
+
+
+def register(mcp: FastMCP, ctx: ToolContext) -> None:
+    """Register this module's tools on ``mcp``."""

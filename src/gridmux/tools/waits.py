@@ -1,0 +1,11 @@
+"""Waiting tools: wait_for_text, wait_for_content_change."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from ._context import ToolContext
+
+
+def register(mcp: FastMCP, ctx: ToolContext) -> None:
+    """Register this module's tools on ``mcp``."""
