@@ -22,7 +22,8 @@ def backend() -> SimBackend:
 
 @pytest.fixture
 def server(backend: SimBackend) -> FastMCP:
-    return create_server(backend, Settings(backend="sim"))
+    """A server with every tier exposed; tier tests build their own."""
+    return create_server(backend, Settings(backend="sim", safety="destructive"))
 
 
 @pytest.fixture(params=["auto", "legacy"])

@@ -8,7 +8,7 @@ tells the agent what to do next.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -34,10 +34,23 @@ class ToolContext:
     backend: TmuxBackend
     settings: Settings
 
-    def server(self, socket_name: str | None = None) -> ServerRef:
-        """The server a call addresses: its own socket name, else the configured default."""
+    def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
+        """The server a call addresses: its own socket, else the configured default.
+
+        A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L);
+        a per-call socket of either kind replaces the configured one entirely.
+        """
+        if socket_path is not None:
+            if not socket_path.startswith("/") or "\0" in socket_path:
+                raise tool_error(
+                    InvalidArgument(
+                        f"invalid socket_path {socket_path!r}",
+                        hint="A socket path is absolute, like '/tmp/tmux-1000/default' (tmux -S).",
+                    )
+                )
+            return ServerRef(socket_path=socket_path)
         if socket_name is not None:
-            if not socket_name or "/" in socket_name:
+            if not socket_name or "/" in socket_name or "\0" in socket_name:
                 raise tool_error(
                     InvalidArgument(
                         f"invalid socket_name {socket_name!r}",
@@ -48,6 +61,22 @@ class ToolContext:
         return ServerRef(
             socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
         )
+
+    def protect_caller(self, server: ServerRef, pane_ids: Iterable[str], action: str) -> None:
+        """Refuse ``action`` when it would end the pane this MCP server runs in.
+
+        ``pane_ids`` are all the panes the action would kill or respawn (a
+        window's, a session's, or every pane for kill_server).
+        """
+        for pane_id in pane_ids:
+            if self.is_caller(server, pane_id):
+                raise tool_error(
+                    InvalidArgument(
+                        f"refusing to {action}: it would end pane {pane_id}, "
+                        "where this MCP server itself runs",
+                        hint="Target another pane, window or session; ask the user to do this.",
+                    )
+                )
 
     def resolve(
         self,

@@ -9,6 +9,10 @@ from pydantic import Field
 SocketName = Annotated[
     str | None, Field(description="tmux socket name (tmux -L); default: the configured server.")
 ]
+SocketPath = Annotated[
+    str | None,
+    Field(description="tmux socket path (tmux -S), absolute; overrides socket_name."),
+]
 PaneId = Annotated[str | None, Field(description="Pane id, e.g. '%1'.")]
 SessionName = Annotated[str | None, Field(description="Session name, to pick its active pane.")]
 SessionId = Annotated[

@@ -27,7 +27,7 @@ from gridmux.errors import GridmuxError, InvalidCursor, NotFound, PaneDead, Pane
 
 from ._context import ToolContext
 from ._models import CaptureSinceResult
-from ._params import SessionId, SessionName, SocketName, WindowId
+from ._params import SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._tiers import READONLY, Tier, tool
 
 _REFUSALS: dict[Refusal, type[GridmuxError]] = {
@@ -77,6 +77,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
         ] = 128000,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
     ) -> CaptureSinceResult:
         """Read only what a pane printed since your last look.
 
@@ -99,7 +100,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         or wait_for_text.
         """
         started = time.perf_counter()
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
         targeted = session_name is not None or session_id is not None or window_id is not None
 
         def read() -> tuple[str, Reading]:

@@ -23,6 +23,7 @@ from ._params import (
     SessionId,
     SessionName,
     SocketName,
+    SocketPath,
     WindowId,
     WindowIndex,
 )
@@ -87,13 +88,14 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         window_index: WindowIndex = None,
         socket_name: SocketName = None,
         filters: Filters = None,
+        socket_path: SocketPath = None,
     ) -> list[PaneInfo]:
         """List panes: of one window, of one session, or of the whole server.
 
         Use to find the pane id to read or type into. One tmux call lists
         everything; filters narrow it (e.g. by current command).
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
 
         def select() -> list[BackendPane]:
             check_id("window", window_id)
@@ -131,12 +133,13 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         session_id: SessionId = None,
         window_id: WindowId = None,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
     ) -> PaneInfo:
         """Describe one pane: size, position, process, working directory, title.
 
         Use for metadata without reading the screen; use capture_pane for text.
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
         pane = await ctx.call(
             lambda: ctx.resolve(server, pane_id, session_name, session_id, window_id)
         )
@@ -159,6 +162,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         ] = None,
         max_lines: MaxLines = 500,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
     ) -> str:
         """Read the text of a pane: the visible screen, or a row range into history.
 
@@ -167,7 +171,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         than max_lines rows come back, the newest are kept and the text
         starts with a line saying how many were left out.
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
 
         def read() -> tuple[str, ...]:
             pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
@@ -188,6 +192,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         window_id: WindowId = None,
         max_lines: MaxLines = 500,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
     ) -> PaneSnapshot:
         """Read a pane's screen together with its cursor, size, mode and process.
 
@@ -195,7 +200,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         (is a full-screen program running? where is the cursor?). Screen text
         and cursor come from one atomic tmux read.
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
 
         def read() -> tuple[BackendPane, BackendSnapshot, int | None]:
             pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
@@ -254,6 +259,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             Field(description="Prefix a space so shells with HISTCONTROL=ignorespace skip it."),
         ] = False,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
     ) -> str:
         """Type into a pane: a command line, text, or a key such as C-c.
 
@@ -262,7 +268,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         Without literal, a whole string that names a key (C-c, Enter, Up) is
         sent as that key.
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
         if not keys and not enter:
             raise tool_error(InvalidArgument("keys is empty and enter is false: nothing to send"))
         text = f" {keys}" if suppress_history and keys else keys

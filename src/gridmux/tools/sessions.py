@@ -15,7 +15,7 @@ from gridmux.errors import InvalidArgument
 from ._context import ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import SessionInfo
-from ._params import Filters, SocketName
+from ._params import Filters, SocketName, SocketPath
 from ._tiers import CREATES, READONLY, Tier, tool
 
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
@@ -71,14 +71,16 @@ def parse_environment(
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
     @tool(mcp, tier=Tier.READONLY, title="List tmux Sessions", annotations=READONLY)
     async def list_sessions(
-        socket_name: SocketName = None, filters: Filters = None
+        socket_name: SocketName = None,
+        filters: Filters = None,
+        socket_path: SocketPath = None,
     ) -> list[SessionInfo]:
         """List the sessions on a tmux server.
 
         Use to discover what is running before targeting a session or pane.
         A server that is not running has no sessions (an empty list).
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
         sessions = await ctx.call(lambda: ctx.backend.list_sessions(server))
         results = [session_result(s) for s in sessions]
         try:
@@ -103,6 +105,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             Field(description="Environment for the session's processes (object or JSON string)."),
         ] = None,
         socket_name: SocketName = None,
+        socket_path: SocketPath = None,
         suppress_persistent_history: Annotated[
             bool,
             Field(description="Keep shells in this session from writing a history file."),
@@ -113,7 +116,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         Use to get a fresh terminal to work in. Returns the session with its
         active pane id, ready for send_keys and capture_since.
         """
-        server = ctx.server(socket_name)
+        server = ctx.server(socket_name, socket_path)
         try:
             if session_name is not None and (
                 not session_name or any(c in session_name for c in ":.")
