@@ -1,12 +1,15 @@
 """Sessions for linting, type checking and the test pyramid.
 
 ``nox`` with no arguments runs lint, types, unit, property and integration.
-The integration session needs tmux on PATH (``./run tests`` installs it).
+The integration session needs tmux on PATH (``./run tests`` installs it) and
+npm, with which it installs the pinned MCP Inspector (``tools/inspector``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
 import nox
 
@@ -15,6 +18,7 @@ nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"
 
 PYTHON = "3.11"
+INSPECTOR = Path("tools/inspector")
 
 
 def install(session: nox.Session, extras: str) -> None:
@@ -64,4 +68,20 @@ def integration(session: nox.Session) -> None:
     """The same contracts on real tmux (private sockets, isolated HOME)."""
     install(session, "test")
     session.run("tmux", "-V", external=True)
+    install_inspector(session)
     session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs)
+
+
+def install_inspector(session: nox.Session) -> None:
+    """``npm ci`` the Inspector CLI the foreign-client test runs, when its pins changed."""
+    pins = b"".join(
+        (INSPECTOR / name).read_bytes() for name in ("package.json", "package-lock.json")
+    )
+    want = hashlib.sha256(pins).hexdigest()
+    stamp = INSPECTOR / "node_modules" / ".gridmux-pins"
+    ready = (INSPECTOR / "node_modules" / ".bin" / "mcp-inspector").exists()
+    if ready and stamp.exists() and stamp.read_text() == want:
+        return
+    with session.chdir(INSPECTOR):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    stamp.write_text(want)

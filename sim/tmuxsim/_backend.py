@@ -26,6 +26,7 @@ from gridmux.backend import (
     InvalidArgument,
     NotFound,
     OptionScope,
+    PaneDirection,
     PaneInfo,
     PaneSnapshot,
     PaneState,
@@ -34,6 +35,7 @@ from gridmux.backend import (
     ServerRef,
     SessionInfo,
     SplitDirection,
+    WindowDirection,
     WindowInfo,
     resolve_row_range,
 )
@@ -280,6 +282,7 @@ class SimBackend:
         command: str | None = None,
         environment: Mapping[str, str] | None = None,
         select: bool = False,
+        direction: WindowDirection | None = None,
     ) -> WindowInfo:
         sim = self.server(server)
         with sim.atomic():
@@ -290,6 +293,7 @@ class SimBackend:
                 command=command,
                 environment=environment,
                 select=select,
+                direction=direction,
             )
             return window_info(window)
 
@@ -325,8 +329,10 @@ class SimBackend:
     def select_window(self, server: ServerRef, window_id: str) -> None:
         self.server(server).controls.select_window(window_id)
 
-    def select_pane(self, server: ServerRef, pane_id: str) -> None:
-        self.server(server).controls.select_pane(pane_id)
+    def select_pane(
+        self, server: ServerRef, pane_id: str, *, direction: PaneDirection | None = None
+    ) -> None:
+        self.server(server).controls.select_pane(pane_id, direction=direction)
 
     def set_pane_title(self, server: ServerRef, pane_id: str, title: str) -> None:
         self.server(server).controls.set_pane_title(pane_id, title)
@@ -416,6 +422,9 @@ class SimBackend:
 
     def clear_history(self, server: ServerRef, pane_id: str) -> None:
         self.server(server).controls.clear_history(pane_id)
+
+    def clear_pane(self, server: ServerRef, pane_id: str) -> None:
+        self.server(server).controls.clear_pane(pane_id)
 
     def copy_mode(
         self, server: ServerRef, pane_id: str, *, enter: bool, scroll_up: int | None = None

@@ -12,7 +12,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from gridmux.backend import InvalidArgument, TmuxFailure
+from gridmux.backend import InvalidArgument, PaneDead, TmuxFailure
 
 from ._keys import keys_to_bytes
 from ._layout import named_layout, parse_layout
@@ -49,11 +49,15 @@ class Controls:
         window = self._server.window(window_id)
         window.session.set_current(window)
 
-    def select_pane(self, pane_id: str) -> None:
+    def select_pane(self, pane_id: str, *, direction: str | None = None) -> None:
         # select-pane makes the pane active in its window; it does not change
         # the session's current window (cmd-select-pane.c).
-        pane = self._server.pane(pane_id)
-        if pane.window.active is not pane:
+        pane: SimPane | None = self._server.pane(pane_id)
+        if direction == "last":
+            pane = _last_pane(self._server.pane(pane_id).window)
+        elif direction is not None:
+            pane = _neighbour(self._server.pane(pane_id), direction)
+        if pane is not None and pane.window.active is not pane:
             _unzoom(pane.window)
             pane.window.set_active(pane)
 
@@ -228,6 +232,12 @@ class Controls:
             return
         pane.input(data)
 
+    def clear_pane(self, pane_id: str) -> None:
+        """``send-keys -R`` then ``clear-history``: a blank screen, no history."""
+        pane = self._server.pane(pane_id)
+        pane.terminal.reset()
+        self.clear_history(pane_id)
+
     def clear_history(self, pane_id: str) -> None:
         pane = self._server.pane(pane_id)
         pane.mode = None  # tmux-grid.md §3: clear-history leaves any pane mode first
@@ -277,6 +287,9 @@ class Controls:
         server = self._server
         pane = server.pane(pane_id)
         buffer = server.buffers.get(name)
+        if pane.dead:
+            # tmux 3.3a's server crashes here; the protocol asks for PaneDead.
+            raise PaneDead(f"cannot paste into pane {pane_id}: its program has exited")
         # paste-buffer's default separator turns each LF into CR, like typing Enter.
         # Bracketed paste markers are sent only to programs that asked for them
         # (mode 2004); the simulated programs never do, so ``bracket`` has no effect.
@@ -285,6 +298,58 @@ class Controls:
             self._deliver(pane, data)
         if delete:
             server.buffers.delete(name)
+
+
+def _last_pane(window: SimWindow) -> SimPane:
+    """``select-pane -l``: the last active pane; with two panes and none, the other."""
+    if window.last_panes:
+        return window.last_panes[0]
+    if len(window.panes) == 2 and window.active is not None:
+        return window.panes[1 - window.panes.index(window.active)]
+    raise TmuxFailure("no last pane")
+
+
+def _neighbour(pane: SimPane, direction: str) -> SimPane | None:
+    """``window_pane_find_up/down/left/right``: a pane just beyond that edge
+    (wrapping round the window) overlapping ``pane``, the most recently active
+    one on ties; None when there is none.
+
+    Geometry is the unzoomed layout's, as tmux finds it (``window_push_zoom``).
+    """
+    if direction not in ("up", "down", "left", "right"):
+        raise InvalidArgument(f"invalid direction: {direction}")
+    window = pane.window
+    cells = window.layout.geometry()
+    vertical = direction in ("up", "down")
+
+    def along(number: int) -> tuple[int, int, int, int]:
+        """Offset and size along the direction's axis, then across it."""
+        x, y, sx, sy = cells[number]
+        return (y, sy, x, sx) if vertical else (x, sx, y, sy)
+
+    pos, size, lo, span = along(pane.number)
+    hi = lo + span
+    extent = window.sy if vertical else window.sx
+    backwards = direction in ("up", "left")
+    if backwards:
+        edge = pos if pos != 0 else extent + 1
+    else:
+        edge = pos + size + 1 if pos + size + 1 < extent else 0
+    found: list[SimPane] = []
+    for other in window.panes:
+        if other is pane:
+            continue
+        start, length, first, width = along(other.number)
+        end = first + width - 1
+        touching = start + length + 1 == edge if backwards else start == edge
+        if touching and ((first < lo and end > hi) or lo <= first <= hi or lo <= end <= hi):
+            found.append(other)
+    recency = [window.active, *window.last_panes]
+    return max(
+        found,
+        key=lambda p: len(recency) - recency.index(p) if p in recency else 0,
+        default=None,
+    )
 
 
 def _unzoom(window: SimWindow) -> None:

@@ -8,7 +8,7 @@ server's job (``_server.py``).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from typing import TYPE_CHECKING
 
 from gridmux.backend import InvalidArgument
@@ -17,6 +17,7 @@ from ._format_vars import HOST
 from ._keys import keys_to_bytes
 from ._layout import Layout
 from ._options import Options
+from ._pane_client import PaneClient
 from ._programs import IdleProgram, Program
 from ._stores import Environment
 from ._terminal import Terminal
@@ -122,6 +123,9 @@ class SimPane:
 
     def signal_channel(self, channel: str) -> None:
         self.server.signal_channel(channel)
+
+    def tmux(self, args: Sequence[str]) -> PaneClient:
+        return PaneClient(self, args)
 
     # -- input -----------------------------------------------------------------
     def input(self, data: bytes) -> None:

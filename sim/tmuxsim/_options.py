@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from gridmux.backend import InvalidArgument
+from gridmux.backend import InvalidArgument, hook_names
 
 from ._versions import TmuxVersion
 
@@ -147,78 +147,9 @@ def option_table(version: TmuxVersion) -> dict[str, OptionDef]:
     return {d.name: d for d in defs}
 
 
-# Hooks (tmux 3.3 options-table.c). pane-* hooks are pane hooks, window-*
+# Hooks (tmux 3.3 options-table.c): pane-* hooks are pane hooks, window-*
 # hooks window hooks, the rest session hooks.
-_COMMAND_HOOKS = [
-    "bind-key",
-    "capture-pane",
-    "copy-mode",
-    "display-message",
-    "display-panes",
-    "kill-pane",
-    "list-buffers",
-    "list-clients",
-    "list-keys",
-    "list-panes",
-    "list-sessions",
-    "list-windows",
-    "load-buffer",
-    "lock-server",
-    "new-session",
-    "new-window",
-    "paste-buffer",
-    "pipe-pane",
-    "queue",
-    "refresh-client",
-    "rename-session",
-    "rename-window",
-    "resize-pane",
-    "resize-window",
-    "save-buffer",
-    "select-layout",
-    "select-pane",
-    "select-window",
-    "send-keys",
-    "set-buffer",
-    "set-environment",
-    "set-hook",
-    "set-option",
-    "show-environment",
-    "show-messages",
-    "show-options",
-    "split-window",
-    "unbind-key",
-]
-_OTHER_HOOKS = [
-    "alert-activity",
-    "alert-bell",
-    "alert-silence",
-    "client-active",
-    "client-attached",
-    "client-detached",
-    "client-focus-in",
-    "client-focus-out",
-    "client-resized",
-    "client-session-changed",
-    "pane-died",
-    "pane-exited",
-    "pane-focus-in",
-    "pane-focus-out",
-    "pane-mode-changed",
-    "pane-set-clipboard",
-    "pane-title-changed",
-    "session-closed",
-    "session-created",
-    "session-renamed",
-    "session-window-changed",
-    "window-layout-changed",
-    "window-linked",
-    "window-pane-changed",
-    "window-renamed",
-    "window-resized",
-    "window-unlinked",
-]
-HOOK_NAMES = tuple(sorted([f"after-{c}" for c in _COMMAND_HOOKS] + _OTHER_HOOKS))
+HOOK_NAMES = tuple(sorted(hook_names(theme_hooks=False)))
 
 
 def hook_table(name: str) -> tuple[Table, bool]:

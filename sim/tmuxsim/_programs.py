@@ -11,7 +11,7 @@ its clock passes that time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Protocol
 
 
@@ -47,6 +47,28 @@ class PaneIO(Protocol):
 
     def signal_channel(self, channel: str) -> None:
         """``tmux wait-for -S channel`` on the pane's own server."""
+        ...
+
+    def tmux(self, args: Sequence[str]) -> TmuxClient:
+        """Start ``tmux ARGS`` as a client of the pane's own server (``$TMUX``)."""
+        ...
+
+
+class TmuxClient(Protocol):
+    """A ``tmux`` command run from a pane; it may block (``wait-for``)."""
+
+    @property
+    def output(self) -> str:
+        """What the client printed (errors included)."""
+        ...
+
+    @property
+    def status(self) -> int:
+        """Its exit status, once ``run`` returned True."""
+        ...
+
+    def run(self) -> bool:
+        """Run until done (True) or blocked (False); call again to resume."""
         ...
 
 

@@ -18,7 +18,13 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from gridmux.backend import InvalidArgument, NotFound, SplitDirection, TmuxFailure
+from gridmux.backend import (
+    InvalidArgument,
+    NotFound,
+    SplitDirection,
+    TmuxFailure,
+    WindowDirection,
+)
 
 from ._clock import Clock, ManualClock
 from ._controls import Controls
@@ -90,6 +96,8 @@ class SimServer:
         self.next_pane_number = 0
         self._depth = 0
         self._exits: list[tuple[SimPane, int]] = []
+        self._ticking = False
+        self._tick_again = False
         self.config = ServerConfig(self)
         self.controls = Controls(self)
 
@@ -112,13 +120,25 @@ class SimServer:
             raise NotFound(f"no server running on {self.socket_path}")
 
     def tick(self) -> None:
-        """Let every program finish work that the clock has made due."""
+        """Let every program finish work that became due (the clock moved, a
+        channel was signalled). A tick asked for while one runs (a program
+        signalling a channel) makes the running one go round again."""
         if not self.alive:
             return
-        with self.atomic():
-            for pane in self.all_panes():
-                if not (pane.dead or pane.destroyed):
-                    pane.program.tick()
+        if self._ticking:
+            self._tick_again = True
+            return
+        self._ticking = True
+        try:
+            with self.atomic():
+                self._tick_again = True
+                while self._tick_again and self.alive:
+                    self._tick_again = False
+                    for pane in self.all_panes():
+                        if not (pane.dead or pane.destroyed):
+                            pane.program.tick()
+        finally:
+            self._ticking = False
 
     def next_deadline(self) -> float | None:
         deadlines = [
@@ -249,10 +269,17 @@ class SimServer:
         environment: Mapping[str, str] | None = None,
         select: bool = False,
         index: int | None = None,
+        direction: WindowDirection | None = None,
     ) -> SimWindow:
         session = self.session(session_id)
         if index is not None and index in session.windows:
             raise TmuxFailure(f"index in use: {index}")
+        if direction is not None:
+            if direction not in ("before", "after") or index is not None:
+                raise InvalidArgument(f"invalid window direction: {direction!r}")
+            if name is not None:
+                check_name("window", name)
+            index = _shuffle_up(session, _current(session).index + (direction == "after"))
         with self.atomic():
             return self._add_window(
                 session, name, start_directory, command, environment, select=select, index=index
@@ -434,8 +461,10 @@ class SimServer:
 
     # -- wait-for ---------------------------------------------------------------------------
     def signal_channel(self, channel: str) -> None:
+        """``wait-for -S``: waiters wake at once, so programs blocked on it run now."""
         self.check_alive()
         self.channels.signal(channel)
+        self.tick()
 
     def wait_for(self, channel: str, timeout: float) -> bool:
         """Wait until ``channel`` is signalled, letting the clock (and due work) run."""
@@ -463,6 +492,16 @@ def _number(text: str, prefix: str) -> int | None:
     if not text.startswith(prefix) or not text[1:].isdigit():
         return None
     return int(text[1:])
+
+
+def _shuffle_up(session: SimSession, index: int) -> int:
+    """Free ``index`` by moving the run of windows from it up one (winlink_shuffle_up)."""
+    last = index
+    while last in session.windows:
+        last += 1
+    for moving in range(last - 1, index - 1, -1):
+        session.windows[moving + 1] = session.windows.pop(moving)
+    return index
 
 
 def _current(session: SimSession) -> SimWindow:

@@ -7,12 +7,18 @@ starts a pane given a command.
 
 Commands: ``echo`` (-n -e -E), ``printf``, ``seq``, ``clear`` (-x), ``exit [n]``,
 ``true``, ``false``, ``:``, ``cat`` (no files: copies typed lines until C-d),
-``sleep N``, ``tmux wait-for -S CHANNEL``, ``cd``, ``pwd``, ``export``,
-``unset`` and ``NAME=value``. Anything else prints dash's
-``sh: 1: NAME: not found`` and sets ``$?`` to 127.
+``sleep N``, ``eval``, ``tmux`` (a client of the pane's server, see
+``_pane_client``: ``wait-for``, ``set-option``, ``set-buffer``), ``cd``,
+``pwd``, ``export``, ``unset`` and ``NAME=value``. Anything else prints
+dash's ``sh: 1: NAME: not found`` and sets ``$?`` to 127.
+
+A line left open by a quote (or ending in ``&&``/``||``) is continued: the
+shell prints ``$PS2`` (default ``> ``) and runs the whole text, newlines
+included, once it is complete.
 
 ``sleep`` does not block: it is a running job until the pane's clock passes
-its deadline, and the server's ``tick`` finishes it. While a job runs the tty
+its deadline, and the server's ``tick`` finishes it; ``tmux wait-for``
+likewise runs until its channel is signalled. While a job runs the tty
 is in cooked mode: keys are echoed and kept as type-ahead, which the shell
 reads (and echoes again, as readline redraws it) after its next prompt.
 C-c ends the job, prints ``^C``, drops the rest of the line and the
@@ -25,7 +31,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from ._programs import PaneIO
+from ._programs import PaneIO, TmuxClient
 from ._shell_syntax import ShellSyntaxError, Step, expand, parse
 from ._shell_text import echo, printf, seq
 
@@ -43,9 +49,12 @@ _TEXT_COMMANDS: dict[str, Callable[[list[str]], tuple[str, int]]] = {
 class _Job:
     """A foreground command that outlives the line that started it."""
 
-    def __init__(self, name: str, deadline: float | None = None) -> None:
+    def __init__(
+        self, name: str, deadline: float | None = None, client: TmuxClient | None = None
+    ) -> None:
         self.name = name
         self.deadline = deadline
+        self.client = client  # tmux: a client blocked in wait-for
         self.line = ""  # cat: the line being typed
 
 
@@ -63,6 +72,7 @@ class SimShell:
         self._default_prompt = prompt
         self._name = name
         self._line = ""
+        self._pending = ""  # lines of an unfinished command (an open quote)
         self._escape = ""  # an escape sequence being skipped (arrow keys)
         self._queue: list[Step] = []
         self._job: _Job | None = None
@@ -98,7 +108,13 @@ class SimShell:
 
     def tick(self) -> None:
         job = self._job
-        if job is not None and job.deadline is not None and self._io.now() >= job.deadline:
+        if job is not None and job.client is not None:
+            if job.client.run():
+                self._job = None
+                self._write(job.client.output)
+                self._set_status(job.client.status)
+                self._continue()
+        elif job is not None and job.deadline is not None and self._io.now() >= job.deadline:
             self._job = None
             self._set_status(0)
             self._continue()
@@ -127,11 +143,17 @@ class SimShell:
         if char == "\x1b":
             self._escape = char
         elif char in "\r\n":
-            line, self._line = self._line, ""
+            line, self._line = self._pending + self._line, ""
             self._io.write(b"\n")
+            if _unfinished(line):
+                self._pending = line + "\n"
+                self._io.write(self.variables.get("PS2", "> ").encode())
+                return
+            self._pending = ""
             self._run_line(line)
         elif char == _CTRL_C:
             self._line = ""
+            self._pending = ""
             self._io.write(b"^C\n")
             self._set_status(130)
             self._prompt()
@@ -255,7 +277,14 @@ class SimShell:
             else:
                 self._job = _Job("cat")
         elif name == "tmux":
-            status = self._tmux(args)
+            client = self._io.tmux(args)
+            if not client.run():
+                self._job = _Job("tmux", client=client)
+                return
+            self._write(client.output)
+            status = client.status
+        elif name == "eval":
+            status = self._eval(args)
         elif name == "cd":
             status = self._cd(args)
         elif name == "pwd":
@@ -307,18 +336,31 @@ class SimShell:
             self._job = _Job("sleep", self._io.now() + total)
         return 0
 
-    def _tmux(self, args: list[str]) -> int:
-        # Socket options are ignored: the command always reaches this pane's server.
-        while len(args) >= 2 and args[0] in ("-L", "-S"):
-            args = args[2:]
-        if len(args) == 3 and args[0] in ("wait-for", "wait") and args[1] == "-S":
-            self._io.signal_channel(args[2])
-            return 0
-        self._write("tmux: only 'wait-for -S CHANNEL' is simulated\n")
-        return 1
+    def _eval(self, args: list[str]) -> int:
+        """``eval``: the arguments joined by spaces run as a list in this shell,
+        ahead of the rest of the line; its status is the last command's."""
+        try:
+            steps = parse(" ".join(args))
+        except ShellSyntaxError as error:
+            self._write(f"{self._name}: 1: eval: {error}\n")
+            return 2
+        if steps:
+            steps[0] = Step(";", steps[0].words)
+        self._queue[:0] = steps
+        return 0
 
     def _cd(self, args: list[str]) -> int:
         target = args[0] if args else self.variables.get("HOME", "/")
         self._io.current_path = posixpath.normpath(posixpath.join(self._io.current_path, target))
         self.variables["PWD"] = self._io.current_path
         return 0
+
+
+def _unfinished(line: str) -> bool:
+    """Whether an interactive shell would ask for more (``$PS2``) after ``line``."""
+    try:
+        parse(line)
+    except ShellSyntaxError as error:
+        text = str(error)
+        return "Unterminated quoted string" in text or "end of file unexpected" in text
+    return False

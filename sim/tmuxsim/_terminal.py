@@ -97,6 +97,11 @@ class Terminal:
         screen = self._screen
         screen.resize(width, height, reflow_rows=screen.saved is None)
 
+    def reset(self) -> None:
+        """``send-keys -R`` (``input_reset``): parser to ground, then RIS on the screen."""
+        self._parser.reset()
+        self._writer.reset()
+
     def clear_history(self) -> None:
         """``clear-history``: hsize and hscrolled to 0, screen and cursor untouched."""
         self._screen.grid.clear_history()

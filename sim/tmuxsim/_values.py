@@ -35,6 +35,9 @@ def window_info(window: SimWindow) -> WindowInfo:
         height=window.sy,
         active_pane_id=window.active.pane_id if window.active is not None else None,
         zoomed=window.zoomed is not None,
+        last=session.current is not window
+        and bool(session.last_windows)
+        and session.last_windows[0] is window,
     )
 
 

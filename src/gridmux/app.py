@@ -9,42 +9,34 @@ from importlib.metadata import entry_points, version
 
 from fastmcp import FastMCP
 
+from gridmux import prompts, resources
+from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
+from gridmux.instructions import build_instructions
 from gridmux.settings import Settings
 from gridmux.tools import ToolContext, register_all
-from gridmux.tools._tiers import Tier, tools_above
-
-INSTRUCTIONS = """\
-gridmux drives tmux: find panes, type into them, and read them.
-
-* Find your way: list_sessions, then list_panes (ids look like %3). Target
-  panes by pane_id whenever you can; with no target a tool only proceeds when
-  the server holds exactly one pane.
-* Run something: send_keys types text (and Enter) into a pane. Then read the
-  result with capture_since.
-* Follow output across turns: call capture_since once without a cursor (it
-  returns the screen and a cursor), then pass the cursor back each time to get
-  only what is new. If lines_missed is true, rows were trimmed or cleared and
-  you got the current screen instead; first_line_rewritten means the first
-  line replaces the last one you saw.
-* One-off looks: capture_pane for text (negative start reaches history),
-  snapshot_pane for text plus cursor, size and mode.
-"""
+from gridmux.tools._tiers import Tier, TierGate, tools_above
+from gridmux.transport import serve
 
 BACKEND_GROUP = "gridmux.backends"
 
 
 def create_server(backend: TmuxBackend, settings: Settings | None = None) -> FastMCP:
     """Build the MCP server around a backend. Nothing global, nothing read at import."""
+    settings = settings or Settings()
     mcp = FastMCP(
         "gridmux",
-        instructions=INSTRUCTIONS,
+        instructions=build_instructions(settings),
         version=version("gridmux"),
         on_duplicate="error",
     )
-    settings = settings or Settings()
     tier = Tier.parse(settings.safety)
-    register_all(mcp, ToolContext(backend=backend, settings=settings))
+    mcp.add_middleware(audit_middleware(settings))
+    mcp.add_middleware(TierGate(mcp, tier))
+    context = ToolContext(backend=backend, settings=settings)
+    register_all(mcp, context)
+    resources.register(mcp, context)
+    prompts.register(mcp)
     hidden = tools_above(tier)
     if hidden:
         mcp.disable(tags=hidden)
@@ -72,5 +64,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"gridmux {version('gridmux')}")
         return
     settings = Settings.from_sources(args, os.environ)
-    server = create_server(load_backend(settings), settings)
-    server.run(transport="stdio", show_banner=False)
+    try:
+        server = create_server(load_backend(settings), settings)
+    except ValueError as exc:  # a setting that only proves bad at start-up (audit log)
+        raise SystemExit(f"gridmux: {exc}") from None
+    log_to_stderr()
+    serve(server, settings)

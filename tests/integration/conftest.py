@@ -18,7 +18,9 @@ imports, because several ``conftest.py`` files share the module name.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -39,6 +41,8 @@ WaitUntil = Callable[..., None]
 WriteToPane = Callable[[str, bytes], None]
 #: ``tmux(*args)``: run a raw tmux command on the test server, return stdout.
 RawTmux = Callable[..., str]
+#: ``wait_dead(pane_id, status)``: wait until tmux reports the pane dead with that status.
+WaitDead = Callable[[str, int], None]
 
 PROMPT = "$ "
 
@@ -74,6 +78,29 @@ def tmux_bin() -> str:
             pytrace=False,
         )
     return found
+
+
+@pytest.fixture(scope="session")
+def tmux_release(tmux_bin: str) -> tuple[int, int]:
+    """``(major, minor)`` of the tmux under test, for the few checks that differ."""
+    out = subprocess.run([tmux_bin, "-V"], capture_output=True, text=True, check=True).stdout
+    return release_of(out)
+
+
+def release_of(version: str) -> tuple[int, int]:
+    match = re.search(r"(\d+)\.(\d+)", version)
+    assert match, f"cannot read a tmux version from {version!r}"
+    return int(match.group(1)), int(match.group(2))
+
+
+def layout_size(layout: str) -> tuple[int, int]:
+    """Width and height of a window layout, as tmux prints it (checksummed, or 3.8's JSON)."""
+    if layout.startswith("{"):
+        root = json.loads(layout)["L"]
+        return int(root["w"]), int(root["h"])
+    match = re.match(r"[0-9a-f]{4},(\d+)x(\d+),", layout)
+    assert match, f"not a layout: {layout!r}"
+    return int(match.group(1)), int(match.group(2))
 
 
 @pytest.fixture
@@ -151,6 +178,31 @@ def tmux(tmux_bin: str, tmux_server: ServerRef) -> RawTmux:
 @pytest.fixture(name="wait_until")
 def wait_until_fixture() -> WaitUntil:
     return wait_until
+
+
+@pytest.fixture
+def wait_dead(tmux: RawTmux) -> WaitDead:
+    """Wait until a pane is dead and tmux knows its exit status.
+
+    tmux marks a pane dead when its tty closes and records the status when it
+    reaps the child. tmux 3.3a sometimes misses a child's SIGCHLD (about one
+    exit in ten here): the zombie then waits, status unknown, until some other
+    child of the server exits and tmux reaps every exited child. So while the
+    pane is dead without a status, each poll ends a child of its own
+    (``run-shell true``) to make tmux reap.
+    """
+
+    def wait(pane_id: str, status: int) -> None:
+        def dead_with_status() -> bool:
+            fmt = "#{pane_dead}:#{pane_dead_status}"
+            seen = tmux("display-message", "-p", "-t", pane_id, fmt).strip()
+            if seen == "1:":
+                tmux("run-shell", "true")
+            return seen == f"1:{status}"
+
+        wait_until(dead_with_status, what=f"pane {pane_id} to exit with status {status}")
+
+    return wait
 
 
 def _prompt_shown(snap: PaneSnapshot) -> bool:

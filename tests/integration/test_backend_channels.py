@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,9 @@ import pytest
 from gridmux.backend import GridmuxError, InvalidArgument, NotFound, ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
 
-pytestmark = pytest.mark.tmux
+from .conftest import WaitUntil
 
-WaitUntil = Callable[..., None]
-RawTmux = Callable[..., str]
+pytestmark = pytest.mark.tmux
 
 
 class _Waiter(threading.Thread):
@@ -36,8 +34,14 @@ class _Waiter(threading.Thread):
             self.error = exc
 
 
-def _waiting_clients(tmux_bin: str, channel: str) -> int:
-    """tmux clients of this test currently running ``wait-for <channel>``."""
+def _waiting_clients(server: ServerRef, channel: str) -> int:
+    """tmux clients of this test's server currently running ``wait-for <channel>``.
+
+    Matched by arguments, not by executable: a tmux from a private root runs
+    as its loader (see scripts/provision_tmux.py).
+    """
+    assert server.socket_path is not None
+    wanted = {b"wait-for", channel.encode(), server.socket_path.encode()}
     count = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -46,7 +50,7 @@ def _waiting_clients(tmux_bin: str, channel: str) -> int:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv[:1] == [tmux_bin.encode()] and channel.encode() in argv and b"wait-for" in argv:
+        if wanted <= set(argv):
             count += 1
     return count
 
@@ -59,23 +63,23 @@ def test_signal_before_wait_is_held(backend: LibtmuxBackend, tmux_server: Server
 
 
 def test_wait_returns_when_signalled(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str, wait_until: WaitUntil
+    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: WaitUntil
 ) -> None:
     waiter = _Waiter(backend, tmux_server, "go", 10.0)
     waiter.start()
-    wait_until(lambda: _waiting_clients(tmux_bin, "go") == 1, what="the waiter to block")
+    wait_until(lambda: _waiting_clients(tmux_server, "go") == 1, what="the waiter to block")
     backend.signal_channel(tmux_server, "go")
     waiter.join(5.0)
     assert (waiter.result, waiter.error) == (True, None)
 
 
 def test_timeout_returns_false_quickly_and_leaves_nothing_behind(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str
+    backend: LibtmuxBackend, tmux_server: ServerRef
 ) -> None:
     started = time.monotonic()
     assert backend.wait_for(tmux_server, "never", 0.3) is False
     assert 0.3 <= time.monotonic() - started < 2.0
-    assert _waiting_clients(tmux_bin, "never") == 0
+    assert _waiting_clients(tmux_server, "never") == 0
     with pytest.raises(ChildProcessError):  # every child was reaped, no zombies
         os.waitpid(-1, os.WNOHANG)
 
@@ -108,7 +112,7 @@ def test_server_stopping_during_a_wait_is_not_a_signal(
 ) -> None:
     waiter = _Waiter(backend, tmux_server, "orphaned", 10.0)
     waiter.start()
-    wait_until(lambda: _waiting_clients(tmux_bin, "orphaned") == 1, what="the waiter to block")
+    wait_until(lambda: _waiting_clients(tmux_server, "orphaned") == 1, what="the waiter to block")
     backend.kill_server(tmux_server)
     waiter.join(5.0)
     assert waiter.result is None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,10 +9,9 @@ import pytest
 from gridmux.backend import InvalidArgument, NotFound, ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
 
-pytestmark = pytest.mark.tmux
+from .conftest import WaitUntil, WriteToPane
 
-WaitUntil = Callable[..., None]
-WriteToPane = Callable[[str, bytes], None]
+pytestmark = pytest.mark.tmux
 
 
 def _rows(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> tuple[str, ...]:

@@ -18,10 +18,10 @@ from gridmux.backend import (
 )
 from gridmux.backend._libtmux import LibtmuxBackend
 
+from .conftest import WaitUntil, WriteToPane
+
 pytestmark = pytest.mark.tmux
 
-WaitUntil = Callable[..., None]
-WriteToPane = Callable[[str, bytes], None]
 SLEEP = "exec sleep 100000"
 
 

@@ -6,8 +6,6 @@ through ONLCR like program output and nothing is echoed by a shell.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from gridmux.backend import (
@@ -20,10 +18,9 @@ from gridmux.backend import (
 )
 from gridmux.backend._libtmux import LibtmuxBackend
 
-pytestmark = pytest.mark.tmux
+from .conftest import WaitDead, WaitUntil, WriteToPane
 
-WaitUntil = Callable[..., None]
-WriteToPane = Callable[[str, bytes], None]
+pytestmark = pytest.mark.tmux
 
 
 def _settled(
@@ -186,15 +183,14 @@ def test_alternate_screen_freezes_history(
 
 
 def test_dead_pane_is_reported_not_raised(
-    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: WaitUntil
+    backend: LibtmuxBackend, tmux_server: ServerRef, wait_dead: WaitDead
 ) -> None:
     backend.set_option(tmux_server, "remain-on-exit", "on", scope="window", global_=True)
     session = backend.new_session(tmux_server, command="printf 'last words'; exit 3")
     pane_id = session.active_pane_id
     assert pane_id is not None
-    # tmux marks the pane dead when its tty closes and learns the status when
-    # it reaps the child, a moment later: wait for both.
-    state = _settled(backend, tmux_server, pane_id, wait_until, dead=True, dead_status=3)
+    wait_dead(pane_id, 3)  # tmux learns the status a moment after the pane dies
+    state = backend.pane_state(tmux_server, pane_id)
     assert (state.dead, state.dead_status) == (True, 3)
     snap = backend.snapshot(tmux_server, pane_id, start="-")
     assert snap.state.dead

@@ -12,11 +12,13 @@ from gridmux.errors import (
     TmuxUnavailable,
 )
 
+from ._hooks import hook_names
 from ._protocol import TmuxBackend
 from ._types import (
     BufferInfo,
     HookEntry,
     OptionScope,
+    PaneDirection,
     PaneInfo,
     PaneSnapshot,
     PaneState,
@@ -25,6 +27,7 @@ from ._types import (
     ServerRef,
     SessionInfo,
     SplitDirection,
+    WindowDirection,
     WindowInfo,
     resolve_row_range,
 )
@@ -38,6 +41,7 @@ __all__ = [
     "NotFound",
     "OptionScope",
     "PaneDead",
+    "PaneDirection",
     "PaneInfo",
     "PaneRespawned",
     "PaneSnapshot",
@@ -51,6 +55,8 @@ __all__ = [
     "TmuxFailure",
     "TmuxTimeout",
     "TmuxUnavailable",
+    "WindowDirection",
     "WindowInfo",
+    "hook_names",
     "resolve_row_range",
 ]

@@ -9,6 +9,7 @@ verbatim; ``-e`` values are taken as they are.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -115,13 +116,29 @@ _LAYOUT_PRESETS = frozenset(
 _LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
 
 
+def tmux_release(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a ``#{version}`` like ``3.3a``, ``3.8`` or ``next-3.8``."""
+    match = re.search(r"(\d+)\.(\d+)", version)
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def is_json_layout(layout: str) -> bool:
+    """Whether ``layout`` is a layout as tmux 3.8 prints it: JSON ``{"V": 2, "L": {...}}``."""
+    try:
+        parsed = json.loads(layout)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and isinstance(parsed.get("L"), dict) and "V" in parsed
+
+
 def check_layout(layout: str) -> str:
     if not isinstance(layout, str) or not (
-        layout in _LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout)
+        layout in _LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout) or is_json_layout(layout)
     ):
         raise InvalidArgument(
             f"layout {layout!r} is neither one of {sorted(_LAYOUT_PRESETS)} "
-            "nor a layout string as tmux prints it (e.g. 'b25d,80x24,0,0,0')"
+            "nor a layout string as tmux prints it (e.g. 'b25d,80x24,0,0,0', "
+            "or JSON from tmux 3.8)"
         )
     return layout
 

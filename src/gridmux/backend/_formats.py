@@ -46,6 +46,7 @@ class RecordFormat:
         return "".join(f"#{{{name}}}{self.delimiter}" for name in self.fields)
 
     def parse(self, data: bytes) -> list[dict[str, str]]:
+        data = unescaped(data, self.delimiter)
         # The delimiter is ASCII, so decoding first cannot merge it with a
         # neighbouring invalid byte.
         parts = data.decode("utf-8", errors="replace").split(self.delimiter)
@@ -64,6 +65,53 @@ class RecordFormat:
                 values[0] = values[0][1:]
             records.append(dict(zip(self.fields, values, strict=True)))
         return records
+
+
+_C_ESCAPES = {b"\\": b"\\", b"t": b"\t", b"n": b"\n", b"r": b"\r", b"a": b"\a", b"b": b"\b"}
+_C_ESCAPES |= {b"f": b"\f", b"v": b"\v", b"s": b" ", b"0": b"\0"}
+
+
+def escape(text: str) -> str:
+    """``text`` (ASCII) as tmux 3.5a prints it: control characters as ``\\ooo``."""
+    return "".join(f"\\{ord(c):03o}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
+def unescape(data: bytes) -> bytes:
+    """Undo the vis(3) escaping tmux 3.5/3.5a apply to format output.
+
+    Those releases print ``display-message -p`` and ``-F`` listings with
+    backslashes doubled, tabs and newlines as ``\\t``/``\\n`` and other
+    control bytes as octal ``\\ooo`` (3.3a and 3.7c print them raw). Since the
+    backslash itself is escaped, decoding left to right is unambiguous.
+    """
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        byte = data[i : i + 1]
+        if byte != b"\\" or i + 1 >= n:
+            out += byte
+            i += 1
+            continue
+        octal = data[i + 1 : i + 4]
+        if len(octal) == 3 and all(48 <= c <= 55 for c in octal):
+            out.append(int(octal, 8) & 0xFF)
+            i += 4
+            continue
+        code = data[i + 1 : i + 2]
+        out += _C_ESCAPES.get(code, b"\\" + code)
+        i += 2
+    return bytes(out)
+
+
+def unescaped(data: bytes, marker: str) -> bytes:
+    """Format output as tmux expanded it, whether or not it was printed escaped.
+
+    ``marker`` is a control-character string our format put in the output:
+    present raw, the output is raw; present only escaped, tmux escaped it.
+    """
+    if marker.encode() not in data and escape(marker).encode() in data:
+        return unescape(data)
+    return data
 
 
 def _int(value: str) -> int:
@@ -176,6 +224,7 @@ WINDOW_FIELDS = (
     "window_height",
     "pane_id",
     "window_zoomed_flag",
+    "window_last_flag",
 )
 
 
@@ -194,6 +243,7 @@ def parse_windows(data: bytes, fmt: RecordFormat) -> list[WindowInfo]:
             height=_int(r["window_height"]),
             active_pane_id=_opt_text(r["pane_id"]),
             zoomed=_flag(r["window_zoomed_flag"]),
+            last=_flag(r["window_last_flag"]),
         )
         for r in fmt.parse(data)
     ]

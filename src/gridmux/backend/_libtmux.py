@@ -15,13 +15,16 @@ the same facts in one call.
 
 from __future__ import annotations
 
-from gridmux.errors import InvalidArgument
+from gridmux.errors import InvalidArgument, PaneDead
 
 from ._arguments import check_env_name, check_id, check_name, scope_args
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
-from ._runner import Command, TmuxRunner, format_literal
+from ._runner import Command, TmuxRunner, command_quote, decode, format_literal
 from ._types import OptionScope, ServerRef
+
+#: What ``paste_buffer``'s guard prints for a dead pane.
+_DEAD_MARK = "gridmux:pane-dead"
 
 
 class LibtmuxBackend(ReadOperations, ObjectOperations):
@@ -69,6 +72,13 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
     def clear_history(self, server: ServerRef, pane_id: str) -> None:
         command = ["clear-history", "-t", check_id("pane", pane_id)]
         self._run(server, [command], f"clear the history of pane {pane_id}")
+
+    def clear_pane(self, server: ServerRef, pane_id: str) -> None:
+        # -R resets the terminal, whose clear pushes the screen into history;
+        # clear-history then drops it, in the same command list.
+        commands = [["send-keys", "-R", "-t", check_id("pane", pane_id)]]
+        commands.append(["clear-history", "-t", pane_id])
+        self._run(server, commands, f"clear pane {pane_id}")
 
     def copy_mode(
         self, server: ServerRef, pane_id: str, *, enter: bool, scroll_up: int | None = None
@@ -144,10 +154,16 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
         bracket: bool = True,
         delete: bool = False,
     ) -> None:
-        command = ["paste-buffer", "-b", check_name("buffer name", name)]
-        command += ["-t", check_id("pane", pane_id)]
-        command += (["-p"] if bracket else []) + (["-d"] if delete else [])
-        self._run(server, [command], f"paste buffer {name!r} into pane {pane_id}")
+        paste = ["paste-buffer", "-b", command_quote(check_name("buffer name", name))]
+        paste += ["-t", check_id("pane", pane_id)]
+        paste += (["-p"] if bracket else []) + (["-d"] if delete else [])
+        # tmux 3.3a's server crashes on paste-buffer into a dead pane, so the
+        # pane is tested inside the same command and the paste skipped.
+        dead = f"display-message -p {_DEAD_MARK}"
+        command = ["if-shell", "-F", "-t", pane_id, "#{pane_dead}", dead, " ".join(paste)]
+        what = f"paste buffer {name!r} into pane {pane_id}"
+        if _DEAD_MARK in decode(self._run(server, [command], what)):
+            raise PaneDead(f"cannot {what}: the pane's program has exited")
 
     def delete_buffer(self, server: ServerRef, name: str) -> None:
         command = ["delete-buffer", "-b", check_name("buffer name", name)]

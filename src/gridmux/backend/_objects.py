@@ -20,13 +20,26 @@ from ._arguments import (
     check_name,
     command_args,
     first,
+    is_json_layout,
     size_args,
     spawn_args,
     split_args,
+    tmux_release,
 )
 from ._formats import RecordFormat
 from ._runner import UsesRunner, decode, format_literal
-from ._types import PaneInfo, ServerRef, SessionInfo, SplitDirection, WindowInfo
+from ._types import (
+    PaneDirection,
+    PaneInfo,
+    ServerRef,
+    SessionInfo,
+    SplitDirection,
+    WindowDirection,
+    WindowInfo,
+)
+
+_WINDOW_DIRECTION_FLAGS = {"before": "-b", "after": "-a"}
+_PANE_DIRECTION_FLAGS = {"up": "-U", "down": "-D", "left": "-L", "right": "-R", "last": "-l"}
 
 
 class ObjectOperations(UsesRunner):
@@ -65,11 +78,19 @@ class ObjectOperations(UsesRunner):
         command: str | None = None,
         environment: Mapping[str, str] | None = None,
         select: bool = False,
+        direction: WindowDirection | None = None,
     ) -> WindowInfo:
-        # "$N:" = the next free index in that session.
-        target = check_id("session", session_id) + ":"
+        # "$N:" = the next free index in that session; "$N" with -b/-a = next to
+        # the session's current window.
+        target = check_id("session", session_id)
         fmt = RecordFormat(formats.WINDOW_FIELDS)
-        args = ["new-window", "-P", "-F", fmt.template, "-t", target]
+        if direction is None:
+            args = ["new-window", "-P", "-F", fmt.template, "-t", target + ":"]
+        elif direction in _WINDOW_DIRECTION_FLAGS:
+            flag = _WINDOW_DIRECTION_FLAGS[direction]
+            args = ["new-window", flag, "-P", "-F", fmt.template, "-t", target]
+        else:
+            raise InvalidArgument(f"window direction {direction!r} is not 'before' or 'after'")
         if not select:
             args.append("-d")
         if name is not None:
@@ -113,9 +134,21 @@ class ObjectOperations(UsesRunner):
         command = ["select-window", "-t", check_id("window", window_id)]
         self._run(server, [command], f"select window {window_id}")
 
-    def select_pane(self, server: ServerRef, pane_id: str) -> None:
+    def select_pane(
+        self, server: ServerRef, pane_id: str, *, direction: PaneDirection | None = None
+    ) -> None:
         command = ["select-pane", "-t", check_id("pane", pane_id)]
-        self._run(server, [command], f"select pane {pane_id}")
+        if direction is not None:
+            if direction not in _PANE_DIRECTION_FLAGS:
+                raise InvalidArgument(
+                    f"direction {direction!r} is not one of {list(_PANE_DIRECTION_FLAGS)}"
+                )
+            command.append(_PANE_DIRECTION_FLAGS[direction])
+        what = {
+            None: f"select pane {pane_id}",
+            "last": f"select the last pane in the window of {pane_id}",
+        }.get(direction, f"select the pane {direction} of {pane_id}")
+        self._run(server, [command], what)
 
     def set_pane_title(self, server: ServerRef, pane_id: str, title: str) -> None:
         if not isinstance(title, str):
@@ -125,7 +158,19 @@ class ObjectOperations(UsesRunner):
 
     def select_layout(self, server: ServerRef, window_id: str, layout: str) -> None:
         check_id("window", window_id)
-        command = ["select-layout", "-t", window_id, "--", check_layout(layout)]
+        check_layout(layout)
+        if is_json_layout(layout):
+            # Older tmux reads any layout string as the checksummed form and
+            # 3.3a's server crashes on one it cannot parse: only 3.8 gets JSON.
+            what = "read the tmux version"
+            version = decode(self._run(server, [["display-message", "-p", "#{version}"]], what))
+            version = version.strip()
+            if tmux_release(version) < (3, 8):
+                raise InvalidArgument(
+                    f"tmux {version or '(unknown version)'} does not read JSON layouts",
+                    hint="Pass a preset name or the layout string this tmux prints.",
+                )
+        command = ["select-layout", "-t", window_id, "--", layout]
         self._run(server, [command], f"apply layout {layout!r} to window {window_id}")
 
     def resize_pane(

@@ -24,6 +24,7 @@ from ._types import (
     BufferInfo,
     HookEntry,
     OptionScope,
+    PaneDirection,
     PaneInfo,
     PaneSnapshot,
     PaneState,
@@ -32,6 +33,7 @@ from ._types import (
     ServerRef,
     SessionInfo,
     SplitDirection,
+    WindowDirection,
     WindowInfo,
 )
 
@@ -141,8 +143,15 @@ class TmuxBackend(Protocol):
         command: str | None = None,
         environment: Mapping[str, str] | None = None,
         select: bool = False,
+        direction: WindowDirection | None = None,
     ) -> WindowInfo:
-        """A new window; without ``select`` the session's active window stays."""
+        """A new window; without ``select`` the session's active window stays.
+
+        Without ``direction`` it takes the session's next free index; with
+        ``"before"``/``"after"`` it is inserted just before/after the session's
+        current window, later windows shifting up one index as far as the next
+        free one (``new-window -b``/``-a``).
+        """
         ...
 
     def split_window(
@@ -165,7 +174,14 @@ class TmuxBackend(Protocol):
 
     def select_window(self, server: ServerRef, window_id: str) -> None: ...
 
-    def select_pane(self, server: ServerRef, pane_id: str) -> None: ...
+    def select_pane(
+        self, server: ServerRef, pane_id: str, *, direction: PaneDirection | None = None
+    ) -> None:
+        """Make ``pane_id`` its window's active pane; with ``direction``, the pane
+        that lies that way from ``pane_id`` (wrapping round the window, the most
+        recently active one on ties; none: no change), or the window's last pane
+        (none: TmuxFailure) -- ``select-pane -U/-D/-L/-R/-l``."""
+        ...
 
     def set_pane_title(self, server: ServerRef, pane_id: str, title: str) -> None: ...
 
@@ -239,6 +255,12 @@ class TmuxBackend(Protocol):
 
     def clear_history(self, server: ServerRef, pane_id: str) -> None: ...
 
+    def clear_pane(self, server: ServerRef, pane_id: str) -> None:
+        """Blank the pane in one tmux command list: reset its terminal (``send-keys
+        -R``, which pushes the screen into history) then ``clear-history`` (which
+        also leaves any mode). The cursor ends at 0,0 with no history."""
+        ...
+
     def copy_mode(
         self, server: ServerRef, pane_id: str, *, enter: bool, scroll_up: int | None = None
     ) -> None: ...
@@ -278,7 +300,14 @@ class TmuxBackend(Protocol):
         *,
         bracket: bool = True,
         delete: bool = False,
-    ) -> None: ...
+    ) -> None:
+        """Paste buffer ``name`` into the pane (``-d``: then delete it).
+
+        A dead pane raises PaneDead and keeps the buffer: tmux 3.3a's server
+        crashes on ``paste-buffer`` into a dead pane, so the real backend tests
+        ``pane_dead`` inside the same command.
+        """
+        ...
 
     def delete_buffer(self, server: ServerRef, name: str) -> None: ...
 

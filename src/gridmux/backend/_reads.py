@@ -7,7 +7,7 @@ describes itself as not alive; every other missing target is ``NotFound``.
 
 from __future__ import annotations
 
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from . import _formats as formats
 from ._arguments import check_id, check_name, check_target, parsed, scope_args, socket_name
@@ -28,6 +28,10 @@ from ._types import (
     SessionInfo,
     WindowInfo,
 )
+
+#: What ``list-windows -a``/``list-panes -a`` say on a server without sessions
+#: (tmux 3.3a resolves a current target even with -a): nothing to list.
+_NO_CURRENT_TARGET = "no current target"
 
 
 class ReadOperations(UsesRunner):
@@ -85,6 +89,10 @@ class ReadOperations(UsesRunner):
             if session_id is not None:
                 raise
             return []
+        except TmuxFailure as exc:
+            if session_id is not None or _NO_CURRENT_TARGET not in str(exc):
+                raise
+            return []
         return parsed(what, lambda: formats.parse_windows(out, fmt))
 
     def list_panes(
@@ -110,6 +118,12 @@ class ReadOperations(UsesRunner):
             out = self._run(server, [[*command, "-F", fmt.template]], what)
         except ServerNotRunning:
             if session_id is not None or window_id is not None:
+                raise
+            return []
+        except TmuxFailure as exc:
+            if session_id is not None or window_id is not None:
+                raise
+            if _NO_CURRENT_TARGET not in str(exc):
                 raise
             return []
         panes = parsed(what, lambda: formats.parse_panes(out, fmt))
@@ -140,8 +154,8 @@ class ReadOperations(UsesRunner):
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         what = f"expand a format for {check_target(target)}"
         command = ["display-message", "-p", "-t", target, formats.TARGET_PROBE + fmt]
-        out = decode(self._run(server, [command], what))
-        probe, _, text = out.partition(formats.SEPARATOR)
+        raw = formats.unescaped(self._run(server, [command], what), formats.SEPARATOR)
+        probe, _, text = decode(raw).partition(formats.SEPARATOR)
         if not probe:
             raise NotFound(f"cannot {what}: {target} does not exist")
         return text[:-1] if text.endswith("\n") else text

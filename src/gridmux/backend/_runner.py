@@ -23,6 +23,7 @@ split a command.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -49,6 +50,8 @@ _NOT_FOUND_MARKERS = (
 # ... and these that the whole server is missing.
 _NO_SERVER_MARKERS = ("no server running", "server exited unexpectedly", "lost server")
 _NO_SOCKET_REASONS = ("no such file or directory", "connection refused")
+# A run of "#" not followed by another "#" or by "[" (format_literal).
+_HASH_RUN = re.compile(r"#+(?![#\[])")
 
 
 class ServerNotRunning(NotFound):
@@ -65,8 +68,17 @@ def escape_argument(arg: str) -> str:
 
 
 def format_literal(text: str) -> str:
-    """Make ``text`` survive tmux's format expansion unchanged (``#`` -> ``##``)."""
-    return text.replace("#", "##")
+    """Make ``text`` survive tmux's format expansion unchanged (``#`` -> ``##``).
+
+    A run of ``#`` followed by ``[`` is left alone: tmux keeps such a run
+    verbatim (a style for format_draw), so doubling it would add ``#``s.
+    """
+    return _HASH_RUN.sub(lambda run: run.group(0) * 2, text)
+
+
+def command_quote(text: str) -> str:
+    """``text`` as one literal argument in a tmux command string (if-shell's commands)."""
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def describe_server(server: ServerRef) -> str:

@@ -17,6 +17,10 @@ RowBound = int | Literal["-"] | None
 
 OptionScope = Literal["server", "session", "window", "pane"]
 SplitDirection = Literal["above", "below", "left", "right"]
+#: Where ``new_window`` puts a window relative to the session's current one.
+WindowDirection = Literal["before", "after"]
+#: Which pane ``select_pane`` moves to from a pane: a neighbour, or the window's last pane.
+PaneDirection = Literal["up", "down", "left", "right", "last"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +69,8 @@ class WindowInfo:
     height: int
     active_pane_id: str | None
     zoomed: bool = False
+    #: The session's last (previously current) window, what ``last-window`` selects.
+    last: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,16 @@ class _Result(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class ServerInfo(_Result):
+    is_alive: bool = Field(description="A tmux server answers on this socket.")
+    socket_name: str | None = Field(
+        description="Name to pass as socket_name (tmux -L); null for a server found by path."
+    )
+    socket_path: str | None = Field(description="Path to pass as socket_path (tmux -S).")
+    session_count: int
+    version: str | None = Field(description="tmux version, e.g. '3.3a'; null if unknown.")
+
+
 class SessionInfo(_Result):
     session_id: str = Field(description="Session id, e.g. '$0'.")
     session_name: str
@@ -25,6 +35,20 @@ class SessionInfo(_Result):
         description="Creation time (Unix seconds), as tmux prints it."
     )
     active_pane_id: str | None = Field(description="The pane a client attaching would see.")
+
+
+class WindowInfo(_Result):
+    window_id: str = Field(description="Window id, e.g. '@1'.")
+    window_name: str
+    window_index: int = Field(description="Index within session_name (the session listed).")
+    session_id: str
+    session_name: str
+    pane_count: int
+    window_layout: str = Field(description="Layout string, usable with select_layout.")
+    window_active: bool = Field(description="The session's current window.")
+    window_width: int
+    window_height: int
+    active_pane_id: str | None
 
 
 class _PaneGeometry(_Result):

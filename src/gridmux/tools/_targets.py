@@ -1,21 +1,23 @@
 """Resolving a tool's target arguments to exactly one pane, session or window.
 
 Rules: an explicit id wins and must exist; a window or session resolves to
-its active pane; with no target at all, a server holding exactly one pane
-resolves to it, and anything else is an error that lists the candidates --
-a tool never acts on an arbitrary pane.
+its active pane (a session to its current window, for window tools); with no
+target at all, a server holding exactly one candidate (pane, window or
+session) resolves to it, and anything else is an error that lists the
+candidates -- a tool never acts on an arbitrary object.
 """
 
 from __future__ import annotations
 
 import re
 
-from gridmux.backend import PaneInfo, ServerRef, SessionInfo, TmuxBackend
+from gridmux.backend import PaneInfo, ServerRef, SessionInfo, TmuxBackend, WindowInfo
 from gridmux.errors import InvalidArgument, NotFound
 
 _PANE_ID = re.compile(r"^%\d+$")
 _WINDOW_ID = re.compile(r"^@\d+$")
 _SESSION_ID = re.compile(r"^\$\d+$")
+_WINDOW_INDEX = re.compile(r"^\d{1,9}$")
 _MAX_LISTED = 12
 
 
@@ -95,4 +97,119 @@ def resolve_pane(
     raise InvalidArgument(
         f"no target given and the server has {len(unique)} panes: {listed}{more}",
         hint="Pass pane_id (or session_name/session_id/window_id) to say which pane.",
+    )
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:_MAX_LISTED])
+    more = "" if len(items) <= _MAX_LISTED else f" and {len(items) - _MAX_LISTED} more"
+    return shown + more
+
+
+def window_index_number(window_index: str | None) -> int | None:
+    """A ``window_index`` argument ("0", "12") as a number; None stays None."""
+    if window_index is None:
+        return None
+    if not _WINDOW_INDEX.match(window_index):
+        raise InvalidArgument(
+            f"window_index {window_index!r} is not a window index",
+            hint="A window index is a number such as '0'; list them with list_windows.",
+        )
+    return int(window_index)
+
+
+def resolve_target_session(
+    backend: TmuxBackend,
+    server: ServerRef,
+    *,
+    session_name: str | None,
+    session_id: str | None,
+) -> SessionInfo:
+    """The session named by id or name, else the server's only session."""
+    if session_name is not None or session_id is not None:
+        return resolve_session(backend, server, session_name=session_name, session_id=session_id)
+    sessions = backend.list_sessions(server)
+    if len(sessions) == 1:
+        return sessions[0]
+    if not sessions:
+        raise NotFound("this tmux server has no sessions", hint="Create one with create_session.")
+    listed = _listed([f"{s.session_id} ({s.session_name})" for s in sessions])
+    raise InvalidArgument(
+        f"no session given and the server has {len(sessions)} sessions: {listed}",
+        hint="Pass session_name or session_id to say which session.",
+    )
+
+
+def resolve_window(
+    backend: TmuxBackend,
+    server: ServerRef,
+    *,
+    window_id: str | None = None,
+    window_index: str | None = None,
+    session_name: str | None = None,
+    session_id: str | None = None,
+) -> WindowInfo:
+    """The one window the arguments name.
+
+    ``window_id`` wins (a session or index given with it must agree); else
+    ``window_index`` in the session (the only session when none is named);
+    else the named session's current window; else the server's only window.
+    A window linked into several sessions is reported in the named session,
+    or in the first session that holds it.
+    """
+    check_id("window", window_id)
+    check_id("session", session_id)
+    index = window_index_number(window_index)
+    named_session = session_name is not None or session_id is not None
+    if window_id is not None:
+        rows = [w for w in backend.list_windows(server) if w.window_id == window_id]
+        if not rows:
+            raise NotFound(f"no window {window_id} on this tmux server")
+        if named_session:
+            session = resolve_session(
+                backend, server, session_name=session_name, session_id=session_id
+            )
+            rows = [w for w in rows if w.session_id == session.session_id]
+            if not rows:
+                raise InvalidArgument(
+                    f"window {window_id} is not in session {session.session_name!r}",
+                    hint="Pass window_id alone, or with the session that holds it.",
+                )
+        if index is not None and rows[0].window_index != index:
+            raise InvalidArgument(
+                f"window {window_id} has index {rows[0].window_index}, not {index}",
+                hint="Pass window_id alone, or window_index with its session.",
+            )
+        return rows[0]
+    if index is not None or named_session:
+        session = resolve_target_session(
+            backend, server, session_name=session_name, session_id=session_id
+        )
+        windows = backend.list_windows(server, session.session_id)
+        if index is None:
+            return next((w for w in windows if w.active), windows[0])
+        for window in windows:
+            if window.window_index == index:
+                return window
+        indexes = ", ".join(str(w.window_index) for w in windows)
+        raise NotFound(
+            f"session {session.session_name!r} has no window {index} (it has {indexes})",
+            hint="List the windows with list_windows.",
+        )
+    unique: dict[str, WindowInfo] = {}
+    for window in backend.list_windows(server):
+        unique.setdefault(window.window_id, window)
+    if len(unique) == 1:
+        return next(iter(unique.values()))
+    if not unique:
+        raise NotFound("this tmux server has no windows", hint="Create one with create_session.")
+    listed = _listed(
+        [
+            f"{w.window_id} ({w.session_name}:{w.window_index} {w.window_name})"
+            for w in unique.values()
+        ]
+    )
+    raise InvalidArgument(
+        f"no target given and the server has {len(unique)} windows: {listed}",
+        hint="Pass window_id (or session_name/session_id, with window_index) to say which.",
     )

@@ -4,7 +4,8 @@ Every tool is registered through :func:`tool`, which ties together its tier
 (a tag FastMCP filters on), its MCP annotations and its title, so a tool
 cannot be listed in one tier while its hints claim another. The server
 hides every tool above the configured tier (``create_server``); hidden tools
-can neither be listed nor called.
+can neither be listed nor called, and :class:`TierGate` answers a call to one
+with the tier it needs instead of FastMCP's bare "unknown tool".
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, TypeVar
 
+import mcp.types as mt
 from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import Tool, ToolResult
 from mcp.types import ToolAnnotations
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,3 +96,42 @@ def tool(
 def tools_above(tier: Tier) -> set[str]:
     """The tier tags a server at ``tier`` hides."""
     return {t.tag for t in Tier if t > tier}
+
+
+def tier_of(found: Tool) -> Tier | None:
+    """The tier a registered tool was declared in (None for a tool without one)."""
+    tiers = [t for t in Tier if t.tag in found.tags]
+    return max(tiers) if tiers else None
+
+
+def above_tier_text(name: str, tier: Tier, server_tier: Tier) -> str:
+    """The refusal for calling ``name`` (a ``tier`` tool) on a server at ``server_tier``."""
+    return (
+        f"{name} is a {tier.tag} tool and this server runs at safety tier {server_tier.tag}\n"
+        f"Hint: ask the user to restart gridmux with --safety {tier.tag} "
+        f"(or GRIDMUX_SAFETY={tier.tag}) if {name} is really needed."
+    )
+
+
+class TierGate(Middleware):
+    """Refuse a direct call to a tool above the server's tier, saying which tier it needs.
+
+    The tool is hidden already (FastMCP would answer "unknown tool"); this only
+    makes the refusal say why and what to do.
+    """
+
+    def __init__(self, mcp: FastMCP, server_tier: Tier) -> None:
+        self._mcp = mcp
+        self._server_tier = server_tier
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        name = context.message.name
+        found = await self._mcp.local_provider.get_tool(name)
+        tier = tier_of(found) if found is not None else None
+        if tier is not None and tier > self._server_tier:
+            raise ToolError(above_tier_text(name, tier, self._server_tier))
+        return await call_next(context)

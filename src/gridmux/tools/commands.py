@@ -1,11 +1,437 @@
-"""Running commands in panes: run_command and send_keys_batch."""
+"""Running commands in panes: run_command and send_keys_batch.
+
+run_command, step by step:
+
+1. Take a capture_since cursor on the pane (it must be alive, not in copy
+   mode, not on the alternate screen, and not the pane this server runs in).
+2. Type ONE line at the shell prompt, then Enter::
+
+       [ ]eval '<command>'; tmux set-option -p -t %N @gridmux-status-T "$?" \\;
+           wait-for -S gridmux-T \\; wait-for gridmux-T-ack \\;
+           set-option -p -u -t %N @gridmux-status-T
+
+   ``T`` is a fresh random token. ``eval`` runs the command in the shell
+   itself (``cd`` and ``export`` persist; a trailing comment or ``&`` cannot
+   swallow what follows), and its status is the command's. The ``tmux``
+   client reaches the pane's own server through ``$TMUX``: it stores the
+   status in a private pane option, signals ``gridmux-T``, and then waits for
+   our acknowledgement before the shell prints its next prompt.
+3. Wait for ``gridmux-T`` through the backend (tmux holds a signal sent
+   before anyone waits, so the order cannot race), in slices of a second,
+   checking between slices that the pane is still alive. Completion and the
+   exit status come from the pane option, never from the screen.
+4. While the shell is held, read the pane: the capture core returns every
+   row written since the cursor (also rows that scrolled into history). The
+   echoed command line -- however many rows it wraps over -- is found by
+   the token it carries: rows are concatenated with whitespace removed
+   until the end of the typed line appears, and everything after that row
+   is output. When the core cannot prove the delta (a young cursor,
+   repetitive output above the prompt), the token still pins the command's
+   start, so the output is exact as long as the echoed line is retained;
+   if it was trimmed or cleared, every row still retained is output, and
+   ``lines_missed`` says the head is gone. The prompt has not been drawn
+   yet, so there is none to strip. The output rows are then re-read with
+   wrapped rows joined (when the pane provably did not change in between).
+   Commands are single lines: a shell reading in cooked mode (dash) prints
+   its ``> `` continuation prompts only after the tty has echoed the whole
+   text, so they would land in the output.
+5. Signal ``gridmux-T-ack``: the shell removes the option and prints its
+   prompt. This happens on every path, also after a timeout, when it is a
+   signal held for later: the command keeps running (it is never
+   interrupted), and when it finishes the shell goes straight on to its
+   prompt. The only leftover is tmux's memory of the late ``gridmux-T``
+   signal, on a channel nobody else uses.
+
+Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt,
+with ``tmux`` on its PATH and ``$TMUX`` set (tmux sets it). Output the
+shell has written is in the grid by the time tmux handles the signal, since
+the shell writes it before it even starts the tmux client.
+"""
 
 from __future__ import annotations
 
-from fastmcp import FastMCP
+import contextlib
+import functools
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
-from ._context import ToolContext
+import anyio
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from pydantic import Field
+
+from gridmux.backend import PaneInfo, ServerRef
+from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, advance, first, limit_tail
+from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
+
+from ._context import ToolContext, tool_error
+from ._observe_models import (
+    RunCommandResult,
+    SendKeysBatchResult,
+    SendKeysOperation,
+    SendKeysOperationResult,
+)
+from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._tiers import TYPES_INPUT, Tier, tool
+from .waits import MAX_WAIT_SECONDS, Progress, Timeout, guarded
+
+#: Longest single wait on the channel between two liveness checks.
+_SLICE = 1.0
+#: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
+_CAPTURE_BOUND = 32767
+_MAX_OPERATIONS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class TypedLine:
+    """The line run_command types, and the names it uses."""
+
+    text: str
+    status_option: str
+    done_channel: str
+    ack_channel: str
+    #: The end of the typed line with whitespace removed: finds the echo's last row.
+    needle: str
+
+
+def shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool) -> TypedLine:
+    status, done, ack = f"@gridmux-status-{token}", f"gridmux-{token}", f"gridmux-{token}-ack"
+    suffix = (
+        f'; tmux set-option -p -t {pane_id} {status} "$?"'
+        f" \\; wait-for -S {done} \\; wait-for {ack}"
+        f" \\; set-option -p -u -t {pane_id} {status}"
+    )
+    text = (" " if suppress_history else "") + "eval " + shell_quote(command) + suffix
+    return TypedLine(text, status, done, ack, squash(suffix))
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def echo_end(rows: Sequence[str], needle: str) -> int | None:
+    """Index of the row where the echoed line ends (its text ends in ``needle``)."""
+    carry = ""
+    keep = len(needle) - 1
+    for index, row in enumerate(rows):
+        text = carry + squash(row)
+        if needle in text:
+            return index
+        carry = text[-keep:] if keep > 0 else ""
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Output:
+    lines: list[str]
+    lines_missed: bool
+
+
+def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
+    where = f"pane {pane.pane_id}"
+    if ctx.is_caller(server, pane.pane_id):
+        raise InvalidArgument(
+            f"refusing to type into {where}: this MCP server itself runs there",
+            hint="Run the command in another pane (create one with split_window).",
+        )
+    if pane.dead:
+        raise PaneDead(f"the program in {where} has exited; there is no shell to run a command")
+    if pane.in_mode:
+        raise InvalidArgument(
+            f"{where} is in {pane.mode or 'a mode'}: typed keys would go to the mode",
+            hint="Leave it with exit_copy_mode, then call run_command again.",
+        )
+    if pane.alternate_on:
+        raise InvalidArgument(
+            f"{where} shows a full-screen program ({pane.current_command}), not a shell prompt",
+            hint="Quit that program first, or drive it with send_keys.",
+        )
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    """Register this module's tools on ``mcp``."""
+    busy: set[tuple[ServerRef, str]] = set()
+
+    def collect(server: ServerRef, pane_id: str, cursor: Cursor, line: TypedLine) -> _Output:
+        """The command's output so far: rows after its echoed line (see module doc)."""
+        snap = ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
+        reading = advance(cursor, snap)
+        state, top, rows = snap.state, snap.top, snap.rows
+        anchor = state.history_size + state.cursor_y
+        if not reading.lines_missed:
+            end = anchor if reading.cursor.shown else anchor - 1
+            start = end - len(reading.lines) + 1
+        else:
+            start = top
+            end = anchor if rows[anchor - top] else anchor - 1
+        echoed = echo_end(rows[start - top : end - top + 1], line.needle)
+        if echoed is not None:
+            start += echoed + 1
+        # Else, after a lost delta, the echoed line is no longer retained (trimmed
+        # or cleared): every row tmux still holds came after it.
+        missed = echoed is None and reading.lines_missed
+        lines = list(rows[start - top : end - top + 1])
+        first_row, last_row = start - state.history_size, end - state.history_size
+        if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
+            joined = ctx.backend.snapshot(
+                server, pane_id, start=first_row, end=last_row, join_wrapped=True
+            )
+            if joined.state == state:  # nothing moved between the two reads
+                lines = list(joined.rows)
+        return _Output(lines, lines_missed=missed)
+
+    @tool(mcp, tier=Tier.MUTATING, title="Run Command", annotations=TYPES_INPUT)
+    async def run_command(
+        command: Annotated[
+            str, Field(min_length=1, description="Shell command line to run in the pane.")
+        ],
+        pane_id: PaneId = None,
+        session_name: SessionName = None,
+        session_id: SessionId = None,
+        window_id: WindowId = None,
+        timeout: Timeout = 30.0,
+        max_lines: MaxLines = None,
+        suppress_history: Annotated[
+            bool,
+            Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
+        ] = True,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+        *,
+        context: Context,
+    ) -> RunCommandResult:
+        """Run a shell command in a pane and return its exit status and output.
+
+        Use for commands you author in a shell pane: it waits until the
+        command finishes and returns exit_status ($?) and exactly what the
+        command printed (also output that scrolled past the screen), without
+        the command line or the next prompt. The command runs in the pane's
+        shell itself, so cd and export persist. On timeout the result says
+        timed_out (not an error) with the output so far; the command keeps
+        running (still_running) and the pane stays usable -- send C-c with
+        send_keys to stop it. The pane must be a POSIX shell at its prompt
+        (not a full-screen program or copy mode). max_lines keeps the newest
+        lines. For long-running programs you only watch, use capture_since
+        or wait_for_text instead.
+        """
+        started = time.monotonic()
+        server = ctx.server(socket_name, socket_path)
+        if not command.strip() or "\0" in command:
+            raise tool_error(
+                InvalidArgument(
+                    "command must be non-blank text without NUL characters",
+                    hint="Pass the shell command line to run, e.g. 'make test'.",
+                )
+            )
+        if "\n" in command or "\r" in command:
+            raise tool_error(
+                InvalidArgument(
+                    "command must be a single line",
+                    hint="Join the commands with ';' or '&&', or put a longer script in a file "
+                    "and run that.",
+                )
+            )
+        token = secrets.token_hex(8)
+
+        def begin() -> tuple[str, Cursor]:
+            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
+            _check_typeable(ctx, server, pane)
+            if (server, pane.pane_id) in busy:
+                raise InvalidArgument(
+                    f"pane {pane.pane_id} is already running a command from run_command",
+                    hint="Wait for that call to finish, or use another pane.",
+                )
+            snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
+            return pane.pane_id, first(snap).cursor
+
+        target, cursor = await ctx.call(guarded(begin))
+        line = typed_line(command, target, token, suppress_history=suppress_history)
+        key = (server, target)
+        busy.add(key)
+        try:
+            await ctx.call(
+                lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
+            )
+            return await _finish(server, target, cursor, line, started, timeout, max_lines, context)
+        finally:
+            busy.discard(key)
+
+    async def _finish(
+        server: ServerRef,
+        target: str,
+        cursor: Cursor,
+        line: TypedLine,
+        started: float,
+        timeout: float,
+        max_lines: int | None,
+        context: Context,
+    ) -> RunCommandResult:
+        progress = Progress(context, started, timeout, f"running a command in pane {target}")
+        try:
+            status = await _wait(server, target, line, timeout, progress)
+            output = await ctx.call(guarded(lambda: collect(server, target, cursor, line)))
+        finally:
+            # Always release the shell; a server that is gone has nobody waiting.
+            with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+                await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
+        limited = limit_tail(tuple(output.lines), max_lines, None)
+        return RunCommandResult(
+            pane_id=target,
+            exit_status=status,
+            timed_out=status is None,
+            still_running=status is None,
+            elapsed_seconds=round(time.monotonic() - started, 3),
+            output=list(limited.lines),
+            output_truncated=limited.truncated,
+            output_truncated_lines=limited.truncated_lines,
+            lines_missed=output.lines_missed,
+            effective_timeout=timeout,
+        )
+
+    async def _wait(
+        server: ServerRef, target: str, line: TypedLine, timeout: float, progress: Progress
+    ) -> int | None:
+        """The exit status, or None when ``timeout`` passes first.
+
+        The budget is spent in slices the backend itself times, so a
+        simulated clock makes timeouts exact and instant.
+        """
+        budget = timeout
+
+        def status_now() -> int | None:
+            value = ctx.backend.show_options(server, scope="pane", target=target).get(
+                line.status_option
+            )
+            if value is not None:
+                return int(value.strip().strip('"'))
+            state = ctx.backend.pane_state(server, target)
+            if state.dead:
+                raise PaneDead(
+                    f"the shell in pane {target} exited while running the command"
+                    + ("" if state.dead_status is None else f" (status {state.dead_status})"),
+                    hint="Read its last output with capture_pane; respawn_pane restarts it.",
+                )
+            return None
+
+        await progress.report(force=True)
+        while budget > 0:
+            piece = min(_SLICE, budget)
+            began = time.monotonic()
+            signalled = await ctx.call(
+                functools.partial(ctx.backend.wait_for, server, line.done_channel, piece)
+            )
+            budget -= time.monotonic() - began if signalled else piece
+            status = await ctx.call(status_now)
+            if status is not None:
+                return status
+            await progress.report()
+        return None
+
+    @tool(mcp, tier=Tier.MUTATING, title="Send Keys Batch", annotations=TYPES_INPUT)
+    async def send_keys_batch(
+        operations: Annotated[
+            list[SendKeysOperation],
+            Field(
+                min_length=1,
+                max_length=_MAX_OPERATIONS,
+                description="send_keys operations, run in order; each names its own pane.",
+            ),
+        ],
+        on_error: Annotated[
+            Literal["stop", "continue"],
+            Field(description="After a failed operation: stop there, or continue with the rest."),
+        ] = "stop",
+        timeout: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                le=MAX_WAIT_SECONDS,
+                description="Budget in seconds for the whole batch; operations not started "
+                "by then fail.",
+            ),
+        ] = None,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> SendKeysBatchResult:
+        """Send several send_keys operations in order, each to its own pane.
+
+        Use for a sequence of raw inputs -- keys for a TUI, answers to
+        prompts, lines for a REPL -- in one call. Every operation is checked
+        first (its pane must exist and be alive, and it must send something);
+        if any is invalid nothing is sent. Each result says whether its
+        operation was sent. For a shell command whose result you need, use
+        run_command; to read what the keys caused, capture_since.
+        """
+        started = time.monotonic()
+        server = ctx.server(socket_name, socket_path)
+
+        def validate() -> list[str]:
+            targets: list[str] = []
+            problems: list[str] = []
+            resolved: dict[tuple[str | None, ...], PaneInfo] = {}
+            for index, op in enumerate(operations):
+                try:
+                    if not op.keys and not op.enter:
+                        raise InvalidArgument("keys is empty and enter is false: nothing to send")
+                    where = (op.pane_id, op.session_name, op.session_id, op.window_id)
+                    if where not in resolved:
+                        resolved[where] = ctx.resolve(server, *where)
+                    pane = resolved[where]
+                    if pane.dead:
+                        raise PaneDead(f"the program in pane {pane.pane_id} has exited")
+                    targets.append(pane.pane_id)
+                except GridmuxError as exc:
+                    problems.append(f"operations[{index}]: {exc.message}")
+            if problems:
+                listed = "; ".join(problems[:10])
+                more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+                raise InvalidArgument(
+                    f"nothing was sent: {listed}{more}",
+                    hint="Fix those operations (list_panes shows the panes) and send the batch "
+                    "again.",
+                )
+            return targets
+
+        targets = await ctx.call(validate)
+        deadline = None if timeout is None else started + timeout
+        results: list[SendKeysOperationResult] = []
+        stopped_at: int | None = None
+        for index, (op, target) in enumerate(zip(operations, targets, strict=True)):
+            began = time.monotonic()
+            error: str | None = None
+            if deadline is not None and began >= deadline:
+                error = f"the batch timeout ({timeout:g} s) passed before this operation"
+            else:
+                text = f" {op.keys}" if op.suppress_history and op.keys else op.keys
+                send = functools.partial(
+                    ctx.backend.send_keys, server, target, text, literal=op.literal, enter=op.enter
+                )
+                try:
+                    await ctx.call(send)
+                except ToolError as exc:
+                    error = str(exc)
+            results.append(
+                SendKeysOperationResult(
+                    index=index,
+                    pane_id=target,
+                    success=error is None,
+                    error=error,
+                    elapsed_seconds=round(time.monotonic() - began, 3),
+                )
+            )
+            if error is not None and on_error == "stop":
+                stopped_at = index
+                break
+        succeeded = sum(1 for r in results if r.success)
+        return SendKeysBatchResult(
+            results=results,
+            succeeded=succeeded,
+            failed=len(results) - succeeded,
+            stopped_at=stopped_at,
+        )

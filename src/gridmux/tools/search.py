@@ -1,11 +1,177 @@
-"""search_panes: find text across panes, paginated."""
+"""search_panes: find text across panes, paginated.
+
+Every pane in scope is read once, with wrapped rows joined, over the rows
+``content_start``/``content_end`` name (default: the visible screen), so the
+scan is bounded by what the caller asks for, never by a pane's whole
+scrollback. Matching happens here, in Python: tmux's own pane filter
+(``#{C:...}``) matches glob syntax and visual rows, so it is not used.
+"""
 
 from __future__ import annotations
 
-from fastmcp import FastMCP
+import re
+from typing import Annotated
 
-from ._context import ToolContext
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gridmux.backend import PaneInfo, ServerRef
+from gridmux.errors import InvalidArgument, NotFound
+
+from ._context import ToolContext, tool_error
+from ._observe_models import PaneContentMatch, SearchPanesResult
+from ._params import SocketName, SocketPath
+from ._targets import resolve_session
+from ._tiers import READONLY, Tier, tool
+
+
+def compile_pattern(pattern: str, *, regex: bool, match_case: bool, what: str) -> re.Pattern[str]:
+    """A literal or regular-expression pattern; a clear error when it is unusable."""
+    if not pattern:
+        raise InvalidArgument(
+            f"{what} must not be empty", hint="Pass the text to look for, e.g. 'error'."
+        )
+    flags = 0 if match_case else re.IGNORECASE
+    try:
+        return re.compile(pattern if regex else re.escape(pattern), flags)
+    except re.error as exc:
+        raise InvalidArgument(
+            f"{what} {pattern!r} is not a valid regular expression: {exc}",
+            hint="Fix the expression, or pass regex=false to search for the text literally.",
+        ) from None
+
+
+def _pane_number(pane: PaneInfo) -> int:
+    return int(pane.pane_id[1:])
+
+
+def _panes_in_scope(
+    ctx: ToolContext, server: ServerRef, session_name: str | None, session_id: str | None
+) -> list[PaneInfo]:
+    if session_name is None and session_id is None:
+        panes = ctx.backend.list_panes(server)
+    else:
+        session = resolve_session(
+            ctx.backend, server, session_name=session_name, session_id=session_id
+        )
+        panes = ctx.backend.list_panes(server, session_id=session.session_id)
+    # A window linked into several sessions lists its panes once per session.
+    unique = {pane.pane_id: pane for pane in panes}
+    return sorted(unique.values(), key=_pane_number)
+
+
+def _match(pane: PaneInfo, lines: list[str], cap: int, is_caller: bool | None) -> PaneContentMatch:
+    return PaneContentMatch(
+        pane_id=pane.pane_id,
+        pane_left=pane.left,
+        pane_top=pane.top,
+        pane_right=pane.right,
+        pane_bottom=pane.bottom,
+        pane_at_left=pane.at_left,
+        pane_at_right=pane.at_right,
+        pane_at_top=pane.at_top,
+        pane_at_bottom=pane.at_bottom,
+        pane_tty=pane.tty,
+        pane_current_command=pane.current_command,
+        pane_current_path=pane.current_path,
+        window_id=pane.window_id,
+        window_name=pane.window_name,
+        session_id=pane.session_id,
+        session_name=pane.session_name,
+        matched_lines=lines[-cap:],
+        matched_line_count=len(lines),
+        is_caller=is_caller,
+    )
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    """Register this module's tools on ``mcp``."""
+    @tool(mcp, tier=Tier.READONLY, title="Search tmux Panes", annotations=READONLY)
+    async def search_panes(
+        pattern: Annotated[
+            str, Field(description="Text to find (literal unless regex is true).", min_length=1)
+        ],
+        regex: Annotated[
+            bool, Field(description="Treat pattern as a Python regular expression.")
+        ] = False,
+        session_name: Annotated[
+            str | None, Field(description="Search only the panes of this session.")
+        ] = None,
+        session_id: Annotated[
+            str | None, Field(description="Search only the panes of this session, e.g. '$1'.")
+        ] = None,
+        match_case: Annotated[
+            bool, Field(description="Match case exactly (default: ignore case).")
+        ] = False,
+        content_start: Annotated[
+            int | None,
+            Field(
+                description=(
+                    "First row to search: 0 is the top visible row, negative reaches that many "
+                    "rows into scrollback (default: the top visible row)."
+                )
+            ),
+        ] = None,
+        content_end: Annotated[
+            int | None,
+            Field(description="Last row to search, numbered like content_start (default: bottom)."),
+        ] = None,
+        max_matched_lines_per_pane: Annotated[
+            int, Field(ge=1, description="Keep at most this many of the newest matching lines.")
+        ] = 50,
+        limit: Annotated[
+            int | None,
+            Field(ge=1, description="Matching panes per page; null for all of them."),
+        ] = 500,
+        offset: Annotated[int, Field(ge=0, description="Matching panes to skip (paging).")] = 0,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> SearchPanesResult:
+        """Find which panes show some text, and the lines that match.
+
+        Use to locate a pane by what it displays -- a failing test, an error,
+        a prompt -- when you do not know which pane to read. Searches the
+        visible screen of every pane (or of one session's panes); pass a
+        negative content_start to reach that many rows into scrollback.
+        Lines wrapped by the terminal are joined before matching. Results
+        are paged by pane: when truncated is true, call again with
+        offset=offset+limit. To read one known pane use capture_pane; to
+        wait for text to appear use wait_for_text.
+        """
+        server = ctx.server(socket_name, socket_path)
+        try:
+            compiled = compile_pattern(pattern, regex=regex, match_case=match_case, what="pattern")
+        except InvalidArgument as exc:
+            raise tool_error(exc) from exc
+
+        def scan() -> list[tuple[PaneInfo, list[str]]]:
+            found: list[tuple[PaneInfo, list[str]]] = []
+            for pane in _panes_in_scope(ctx, server, session_name, session_id):
+                try:
+                    snap = ctx.backend.snapshot(
+                        server,
+                        pane.pane_id,
+                        start=content_start,
+                        end=content_end,
+                        join_wrapped=True,
+                    )
+                except NotFound:
+                    continue  # closed since it was listed
+                lines = [line for line in snap.rows if compiled.search(line)]
+                if lines:
+                    found.append((pane, lines))
+            return found
+
+        found = await ctx.call(scan)
+        end = len(found) if limit is None else offset + limit
+        page = found[offset:end]
+        return SearchPanesResult(
+            matches=[
+                _match(pane, lines, max_matched_lines_per_pane, ctx.is_caller(server, pane.pane_id))
+                for pane, lines in page
+            ],
+            truncated=end < len(found),
+            truncated_panes=[pane.pane_id for pane, _ in found[end:]],
+            total_panes_matched=len(found),
+            offset=offset,
+            limit=limit,
+        )

@@ -1,11 +1,198 @@
-"""Server tools: list_servers, get_server_info, kill_server."""
+"""Server tools: list_servers, get_server_info, kill_server.
+
+Discovery walks ``${TMUX_TMPDIR:-/tmp}/tmux-<uid>/`` -- where tmux puts the
+sockets of ``tmux -L NAME`` servers -- and knocks on each socket with a
+plain ``connect()`` before spending a tmux process on it: that directory
+collects stale sockets of servers long gone, and a refused connect costs
+microseconds. Every server reported carries the ``socket_path`` (and, in
+that directory, the ``socket_name``) other tools take to address it.
+"""
 
 from __future__ import annotations
 
-from fastmcp import FastMCP
+import logging
+import os
+import socket
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
 
-from ._context import ToolContext
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gridmux.backend import ServerInfo as BackendServer
+from gridmux.backend import ServerRef
+from gridmux.errors import GridmuxError, InvalidArgument, NotFound
+
+from ._context import ToolContext, tool_error
+from ._models import ServerInfo
+from ._params import SocketName, SocketPath
+from ._tiers import DESTROYS, READONLY, Tier, tool
+
+_log = logging.getLogger(__name__)
+_CONNECT_TIMEOUT = 0.1
+_MAX_EXTRA_PATHS = 64
+
+
+def socket_directory() -> Path:
+    """Where tmux keeps this user's named sockets (tmux.c, expand_paths)."""
+    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+
+
+def accepts_connections(path: str) -> bool:
+    """Whether something listens on the UNIX socket at ``path`` (no tmux spawned)."""
+    try:
+        if not stat.S_ISSOCK(os.stat(path).st_mode):
+            return False
+    except OSError:
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(_CONNECT_TIMEOUT)
+        try:
+            probe.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+def server_result(info: BackendServer, *, socket_name: str | None = None) -> ServerInfo:
+    return ServerInfo(
+        is_alive=info.is_alive,
+        socket_name=socket_name if socket_name is not None else info.socket_name,
+        socket_path=info.socket_path,
+        session_count=info.session_count,
+        version=info.version,
+    )
+
+
+def refuse_self_kill(
+    ctx: ToolContext, server: ServerRef, pane_ids: Iterable[str], action: str
+) -> None:
+    """``ctx.protect_caller``, also against the server's real socket (run in a worker).
+
+    A server addressed by default or by name is compared with the caller's
+    socket by name only; when the caller's pane id is among ``pane_ids`` the
+    server's own socket path is asked for and compared as well.
+    """
+    ids = list(pane_ids)
+    ctx.protect_caller(server, ids, action)
+    if ctx.settings.caller_pane not in ids or server.socket_path is not None:
+        return
+    path = ctx.backend.server_info(server).socket_path
+    if path:
+        ctx.protect_caller(ServerRef(socket_path=path), ids, action)
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
     """Register this module's tools on ``mcp``."""
+
+    def probe(path: str, socket_name: str | None) -> ServerInfo | None:
+        if not accepts_connections(path):
+            return None
+        try:
+            info = ctx.backend.server_info(ServerRef(socket_path=path))
+        except GridmuxError as exc:
+            _log.debug("list_servers: %s answers but not as tmux: %s", path, exc)
+            return None
+        return server_result(info, socket_name=socket_name) if info.is_alive else None
+
+    @tool(mcp, tier=Tier.READONLY, title="List tmux Servers", annotations=READONLY)
+    async def list_servers(
+        extra_socket_paths: Annotated[
+            list[str] | None,
+            Field(
+                max_length=_MAX_EXTRA_PATHS,
+                description=(
+                    "Absolute socket paths to probe as well (servers started with tmux -S "
+                    "elsewhere); paths where no server answers are left out."
+                ),
+            ),
+        ] = None,
+    ) -> list[ServerInfo]:
+        """Find the tmux servers running for this user.
+
+        Use when you do not know which server (socket) holds the sessions you
+        need. Scans tmux's socket directory, then the extra paths given.
+        Address a server found here by passing its socket_path (or its
+        socket_name) to the other tools.
+        """
+        extras = list(extra_socket_paths or [])
+        for path in extras:
+            if not path.startswith("/") or "\0" in path:
+                raise tool_error(
+                    InvalidArgument(
+                        f"extra socket path {path!r} is not an absolute path",
+                        hint="Pass paths such as '/run/user/1000/tmux.sock' (what tmux -S took).",
+                    )
+                )
+
+        def discover() -> list[ServerInfo]:
+            directory = socket_directory()
+            try:
+                names = sorted(os.listdir(directory))
+            except OSError:
+                names = []
+            found: list[ServerInfo] = []
+            seen: set[str] = set()
+            for name in names:
+                path = str(directory / name)
+                seen.add(os.path.realpath(path))
+                info = probe(path, name)
+                if info is not None:
+                    found.append(info)
+            for path in extras:
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
+                in_directory = os.path.dirname(real) == os.path.realpath(directory)
+                info = probe(path, os.path.basename(real) if in_directory else None)
+                if info is not None:
+                    found.append(info)
+            return found
+
+        return await ctx.call(discover)
+
+    @tool(mcp, tier=Tier.READONLY, title="Get tmux Server Info", annotations=READONLY)
+    async def get_server_info(
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> ServerInfo:
+        """Describe a tmux server: alive or not, its socket, session count, version.
+
+        Use to check a server is running before working on it. A server that
+        is not running is reported with is_alive false, not as an error.
+        """
+        server = ctx.server(socket_name, socket_path)
+        return server_result(await ctx.call(lambda: ctx.backend.server_info(server)))
+
+    @tool(mcp, tier=Tier.DESTRUCTIVE, title="Kill tmux Server", annotations=DESTROYS)
+    async def kill_server(
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> str:
+        """Kill a tmux server and every session, window, pane and program on it.
+
+        Use only to tear down a whole server you own; kill_session removes a
+        single session. Refused when this MCP server itself runs in a pane of
+        that server.
+        """
+        server = ctx.server(socket_name, socket_path)
+
+        def kill() -> str:
+            info = ctx.backend.server_info(server)
+            if not info.is_alive:
+                raise NotFound(
+                    f"no tmux server is running on {info.socket_path}",
+                    hint="Nothing to kill; list_servers shows the servers that run.",
+                )
+            panes = ctx.backend.list_panes(server)
+            refuse_self_kill(ctx, server, [p.pane_id for p in panes], "kill the tmux server")
+            ctx.backend.kill_server(server)
+            return f"Server killed: {info.socket_path}"
+
+        return await ctx.call(kill)
+
+
+__all__ = ["accepts_connections", "refuse_self_kill", "register", "server_result"]

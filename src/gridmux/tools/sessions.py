@@ -1,22 +1,35 @@
-"""Session tools: list_sessions, create_session."""
+"""Session tools: list, inspect, create, rename and kill sessions.
+
+Also the argument checks every tool that starts a process shares: the
+``environment`` argument and its history suppression, and the start
+directory.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from pydantic import Field
 
+from gridmux.backend import ServerRef
 from gridmux.backend import SessionInfo as BackendSession
-from gridmux.errors import InvalidArgument
+from gridmux.errors import InvalidArgument, NotFound
 
 from ._context import ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import SessionInfo
 from ._params import Filters, SocketName, SocketPath
-from ._tiers import CREATES, READONLY, Tier, tool
+from ._targets import check_id, resolve_session, resolve_target_session
+from ._tiers import CREATES, DESTROYS, READONLY, SETS, Tier, tool
+from .servers import refuse_self_kill
+
+#: Naming a session for a session or window tool (the pane tools' wording differs).
+SessionNameArg = Annotated[str | None, Field(description="Session name (exact match).")]
+SessionIdArg = Annotated[str | None, Field(description="Session id, e.g. '$1'.")]
 
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,6 +79,32 @@ def parse_environment(
         if "ignorespace" not in control.split(":"):
             env["HISTCONTROL"] = f"{control}:ignorespace" if control else "ignorespace"
     return env
+
+
+def check_session_name(name: str) -> str:
+    if not name or any(c in name for c in ":."):
+        raise InvalidArgument(
+            f"invalid session name {name!r}",
+            hint="tmux session names cannot be empty or contain ':' or '.'.",
+        )
+    return name
+
+
+def check_start_directory(start_directory: str | None) -> str | None:
+    """An existing directory, ``~`` expanded; None stays None.
+
+    tmux starts a process whose directory does not exist in ``$HOME`` without
+    a word, so a typo would silently run commands in the wrong place.
+    """
+    if start_directory is None:
+        return None
+    path = os.path.expanduser(start_directory)
+    if not os.path.isabs(path) or not os.path.isdir(path):
+        raise InvalidArgument(
+            f"start_directory {start_directory!r} is not an existing directory",
+            hint="Pass an absolute path to a directory that exists (or omit it).",
+        )
+    return path
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
@@ -118,13 +157,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         """
         server = ctx.server(socket_name, socket_path)
         try:
-            if session_name is not None and (
-                not session_name or any(c in session_name for c in ":.")
-            ):
-                raise InvalidArgument(
-                    f"invalid session name {session_name!r}",
-                    hint="tmux session names cannot be empty or contain ':' or '.'.",
-                )
+            if session_name is not None:
+                check_session_name(session_name)
+            directory = check_start_directory(start_directory)
             env = parse_environment(environment, suppress_history=suppress_persistent_history)
         except InvalidArgument as exc:
             raise tool_error(exc) from exc
@@ -142,7 +177,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 server,
                 name=session_name,
                 window_name=window_name,
-                start_directory=start_directory,
+                start_directory=directory,
                 width=x,
                 height=y,
                 environment=env or None,
@@ -150,5 +185,104 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         )
         return session_result(session)
 
+    @tool(mcp, tier=Tier.READONLY, title="Get tmux Session Info", annotations=READONLY)
+    async def get_session_info(
+        session_id: SessionIdArg = None,
+        session_name: SessionNameArg = None,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> SessionInfo:
+        """Describe one session: id, name, window count, attached clients, active pane.
 
-__all__ = ["parse_environment", "register", "session_result"]
+        Use instead of list_sessions when you need one session. With no
+        session given, a server with a single session describes that one.
+        """
+        server = ctx.server(socket_name, socket_path)
+        session = await ctx.call(
+            lambda: resolve_target_session(
+                ctx.backend, server, session_name=session_name, session_id=session_id
+            )
+        )
+        return session_result(session)
+
+    @tool(mcp, tier=Tier.MUTATING, title="Rename tmux Session", annotations=SETS)
+    async def rename_session(
+        new_name: Annotated[str, Field(description="The session's new name (no ':' or '.').")],
+        session_name: SessionNameArg = None,
+        session_id: SessionIdArg = None,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> SessionInfo:
+        """Give a session a new name; its id, windows and panes stay as they are.
+
+        Use when a session's purpose changed. Ids held elsewhere stay valid.
+        """
+        server = ctx.server(socket_name, socket_path)
+
+        def rename() -> BackendSession:
+            check_session_name(new_name)
+            session = resolve_target_session(
+                ctx.backend, server, session_name=session_name, session_id=session_id
+            )
+            sessions = ctx.backend.list_sessions(server)
+            if any(
+                s.session_name == new_name and s.session_id != session.session_id for s in sessions
+            ):
+                raise InvalidArgument(
+                    f"a session named {new_name!r} already exists",
+                    hint="Pick another name; tmux session names are unique.",
+                )
+            ctx.backend.rename_session(server, session.session_id, new_name)
+            return _session_by_id(ctx, server, session.session_id)
+
+        return session_result(await ctx.call(rename))
+
+    @tool(mcp, tier=Tier.DESTRUCTIVE, title="Kill tmux Session", annotations=DESTROYS)
+    async def kill_session(
+        session_name: SessionNameArg = None,
+        session_id: SessionIdArg = None,
+        socket_name: SocketName = None,
+        socket_path: SocketPath = None,
+    ) -> str:
+        """Kill a session with all its windows, panes and the programs in them.
+
+        Use to tear down a session you own; kill_window removes one window.
+        Needs the exact session_id or session_name. Refused when this MCP
+        server itself runs in one of the session's panes.
+        """
+        server = ctx.server(socket_name, socket_path)
+
+        def kill() -> str:
+            if session_name is None and session_id is None:
+                raise InvalidArgument(
+                    "kill_session needs session_id or session_name",
+                    hint="Name the session exactly; list_sessions shows them.",
+                )
+            session = resolve_session(
+                ctx.backend, server, session_name=session_name, session_id=session_id
+            )
+            panes = ctx.backend.list_panes(server, session_id=session.session_id)
+            refuse_self_kill(
+                ctx, server, [p.pane_id for p in panes], f"kill session {session.session_name!r}"
+            )
+            ctx.backend.kill_session(server, session.session_id)
+            return f"Session killed: {session.session_name}"
+
+        return await ctx.call(kill)
+
+
+def _session_by_id(ctx: ToolContext, server: ServerRef, session_id: str) -> BackendSession:
+    check_id("session", session_id)
+    for session in ctx.backend.list_sessions(server):
+        if session.session_id == session_id:
+            return session
+    raise NotFound(f"session {session_id} is gone")
+
+
+__all__ = [
+    "check_session_name",
+    "check_start_directory",
+    "parse_environment",
+    "register",
+    "session_result",
+]

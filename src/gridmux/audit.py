@@ -1,0 +1,310 @@
+"""The audit log: one JSON record per tool call, secrets redacted.
+
+:class:`AuditMiddleware` wraps every ``tools/call`` (including the nested
+calls a batch makes, which carry ``parent``) and records the tool, its
+arguments, the outcome (``ok``, ``error`` or ``cancelled``), the error's
+type and the duration. Return values are never recorded.
+
+Arguments are recorded, not digested, so the log says what an agent did,
+but first:
+
+* values under secret-looking names (``password``, ``token``, ``api_key``,
+  ``GITHUB_TOKEN`` in an ``environment`` object, the ``value`` of
+  ``set_environment`` for such a name …) become ``[redacted]``;
+* secret-looking parts of any text (``--password x``, ``TOKEN=x``, URL
+  credentials, bearer tokens, private-key blocks, well-known token formats)
+  are replaced by ``[redacted]``;
+* strings are cut to :data:`MAX_STRING` characters and lists to
+  :data:`MAX_ITEMS` items.
+
+Redaction by pattern is best effort: text typed into a pane can hold secrets
+no pattern knows. The log file is created private to its owner (mode 0600).
+
+Where records go: ``--audit-log PATH`` (``GRIDMUX_AUDIT_LOG``) appends JSON
+lines to a file; otherwise they are INFO records of the ``gridmux.audit``
+logger, which the ``gridmux`` command sends to stderr (never stdout, which
+carries MCP over stdio).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import mcp.types as mt
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+
+from gridmux.settings import Settings
+
+LOGGER_NAME = "gridmux.audit"
+MAX_STRING = 200
+MAX_ITEMS = 100
+MAX_DEPTH = 8
+REDACTED = "[redacted]"
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: The tool call in progress in this task: a nested (batch) call names its parent.
+_current_tool: ContextVar[str | None] = ContextVar("gridmux_audit_tool", default=None)
+
+# -- redaction ----------------------------------------------------------------
+
+_SECRET_WORDS = frozenset({"key", "pass", "pwd", "auth", "pin", "otp"})
+_SECRET_PARTS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "accesskey",
+    "access_key",
+    "privatekey",
+    "private_key",
+    "credential",
+    "cookie",
+)
+_NAME = (
+    r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credentials?)[A-Za-z0-9_.-]*"
+)
+_VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"',;&|]+)"
+_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+            re.S,
+        ),
+        "[redacted private key]",
+    ),
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
+    (re.compile(rf"(?i)(--?{_NAME})(\s+|=){_VALUE}"), rf"\1\2{REDACTED}"),
+    (re.compile(rf"(?i)\b({_NAME})([\"']?\s*[=:]\s*){_VALUE}"), rf"\1\2{REDACTED}"),
+    (
+        re.compile(
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+            r"|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}"
+            r"|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+        ),
+        REDACTED,
+    ),
+)
+#: Arguments that carry an environment (object, or the same as a JSON string).
+_ENVIRONMENT_KEYS = frozenset({"environment"})
+
+
+def secret_name(name: str) -> bool:
+    """Whether a key or variable name suggests its value is a secret."""
+    lowered = name.lower()
+    if any(part in lowered for part in _SECRET_PARTS):
+        return True
+    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
+    return any(word in _SECRET_WORDS for word in words)
+
+
+def scrub_text(text: str) -> str:
+    """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters."""
+    for pattern, replacement in _TEXT_RULES:
+        text = pattern.sub(replacement, text)
+    if len(text) > MAX_STRING:
+        text = f"{text[:MAX_STRING]}…[{len(text) - MAX_STRING} more characters]"
+    return text
+
+
+def redact(value: Any, depth: int = 0) -> Any:
+    """A JSON-ready copy of ``value`` (tool arguments) that is safe to log."""
+    if depth > MAX_DEPTH:
+        return "[nested too deep]"
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, Mapping):
+        return _redact_mapping(value, depth)
+    if isinstance(value, list | tuple):
+        items = [redact(v, depth + 1) for v in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            items.append(f"[{len(value) - MAX_ITEMS} more items]")
+        return items
+    return scrub_text(repr(value))
+
+
+def _redact_mapping(mapping: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    # set_environment(name=..., value=...): the value is as secret as its name says.
+    named = mapping.get("name")
+    secret_value = isinstance(named, str) and secret_name(named)
+    out: dict[str, Any] = {}
+    for i, (raw_key, item) in enumerate(mapping.items()):
+        if i >= MAX_ITEMS:
+            out["…"] = f"[{len(mapping) - MAX_ITEMS} more keys]"
+            break
+        key = scrub_text(str(raw_key))
+        if secret_name(key) or (secret_value and key == "value"):
+            out[key] = REDACTED
+        elif key in _ENVIRONMENT_KEYS and isinstance(item, str):
+            out[key] = _redact_environment_text(item, depth)
+        else:
+            out[key] = redact(item, depth + 1)
+    return out
+
+
+def _redact_environment_text(text: str, depth: int) -> Any:
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return scrub_text(text)
+    return redact(loaded, depth + 1) if isinstance(loaded, dict) else scrub_text(text)
+
+
+# -- where records go ------------------------------------------------------------
+
+
+class AuditSink(Protocol):
+    def write(self, record: dict[str, Any]) -> None: ...
+
+
+class LoggerSink:
+    """Records as INFO messages (one JSON line each) of the ``gridmux.audit`` logger."""
+
+    def write(self, record: dict[str, Any]) -> None:
+        logger.info("%s", json.dumps(record, ensure_ascii=False), extra={"audit": record})
+
+
+class FileSink:
+    """Records appended as JSON lines to a file, created with mode 0600.
+
+    The file is opened for each record, so it can be rotated or removed while
+    the server runs. Construction checks that it can be written.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        try:
+            os.close(self._open())
+        except OSError as exc:
+            raise ValueError(f"cannot write the audit log {path!r}: {exc.strerror}") from None
+
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        with self._lock:
+            try:
+                fd = self._open()
+                try:
+                    os.write(fd, line)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                logger.warning("could not append to the audit log %s: %s", self.path, exc)
+
+
+# -- the middleware ---------------------------------------------------------------
+
+
+class AuditMiddleware(Middleware):
+    """Record every tool call (see the module docstring)."""
+
+    def __init__(self, sink: AuditSink) -> None:
+        self.sink = sink
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        name = context.message.name
+        parent = _current_tool.get()
+        token = _current_tool.set(name)
+        started = time.perf_counter()
+        outcome, error_type = "error", None
+        try:
+            result = await call_next(context)
+            outcome = "error" if result.is_error else "ok"
+            return result
+        except Exception as exc:
+            error_type = type(exc).__name__
+            raise
+        except BaseException:
+            outcome = "cancelled"
+            raise
+        finally:
+            _current_tool.reset(token)
+            self.sink.write(
+                _record(context, name, parent, outcome, error_type, time.perf_counter() - started)
+            )
+
+
+def _record(
+    context: MiddlewareContext[mt.CallToolRequestParams],
+    name: str,
+    parent: str | None,
+    outcome: str,
+    error_type: str | None,
+    seconds: float,
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "tool": scrub_text(name),
+        "outcome": outcome,
+        "duration_ms": round(seconds * 1000, 1),
+        "arguments": redact(context.message.arguments or {}),
+    }
+    if error_type is not None:
+        record["error_type"] = error_type
+    if parent is not None:
+        record["parent"] = parent
+    request = context.fastmcp_context.request_context if context.fastmcp_context else None
+    if request is not None:
+        record["request_id"] = str(request.request_id)
+        client_id = context.fastmcp_context.client_id if context.fastmcp_context else None
+        if client_id is not None:
+            record["client_id"] = client_id
+    return record
+
+
+def audit_middleware(settings: Settings) -> AuditMiddleware:
+    """The audit middleware for ``settings``: a file sink with ``audit_log``, else the logger.
+
+    An audit log that cannot be written raises ValueError (a start-up error).
+    """
+    sink: AuditSink = FileSink(settings.audit_log) if settings.audit_log else LoggerSink()
+    return AuditMiddleware(sink)
+
+
+def log_to_stderr() -> None:
+    """Send ``gridmux.audit`` records to stderr at INFO (the ``gridmux`` command does this)."""
+    if not any(getattr(h, "_gridmux_audit", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+        handler._gridmux_audit = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+__all__ = [
+    "LOGGER_NAME",
+    "AuditMiddleware",
+    "FileSink",
+    "LoggerSink",
+    "audit_middleware",
+    "log_to_stderr",
+    "redact",
+    "scrub_text",
+    "secret_name",
+]

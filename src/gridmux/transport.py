@@ -1,0 +1,65 @@
+"""Running the server: MCP over stdio, or streamable HTTP on a loopback address.
+
+Over HTTP the socket is bound here, before the server starts, so that port 0
+can pick a free port and the address actually served can be announced on
+stderr (stdout stays untouched on every transport). The socket is already
+listening when the address is printed: a client that connects at once waits
+in the backlog instead of being refused. Requests must name a loopback Host
+(and Origin, when a browser sends one), which keeps web pages out.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+
+from fastmcp import FastMCP
+
+from gridmux.settings import Settings, is_loopback
+
+#: Where the streamable HTTP endpoint lives.
+HTTP_PATH = "/mcp"
+
+
+def serve(mcp: FastMCP, settings: Settings) -> None:
+    """Serve ``mcp`` on the transport the settings name, until stopped."""
+    if settings.transport == "stdio":
+        mcp.run(transport="stdio", show_banner=False)
+        return
+    sock = bind_loopback(settings.host, settings.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"gridmux: serving MCP at http://{shown}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+    mcp.run(
+        transport="http",
+        host=host,
+        port=port,
+        path=HTTP_PATH,
+        sockets=[sock],
+        # Refuse requests whose Host or Origin is not this machine: a web page
+        # must not reach the server through DNS rebinding or a cross-site POST.
+        host_origin_protection=True,
+        show_banner=False,
+        log_level="warning",
+    )
+
+
+def bind_loopback(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``; ``host`` must be a loopback address."""
+    if not is_loopback(host):
+        raise ValueError(f"refusing to listen on non-loopback address {host!r}")
+    address = "127.0.0.1" if host == "localhost" else host.strip("[]")
+    family = socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"gridmux: cannot listen on {host}:{port}: {exc.strerror}") from exc
+    return sock
+
+
+__all__ = ["HTTP_PATH", "bind_loopback", "serve"]

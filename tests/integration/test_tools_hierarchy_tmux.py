@@ -1,0 +1,609 @@
+"""Server, session and window tools through the MCP client, on real tmux.
+
+Every test runs on the private server of ``conftest.py`` (``tmux -S``
+outside ``TMUX_TMPDIR``); tests that need a server *inside* ``TMUX_TMPDIR``
+(discovery by name, kill_server) start their own with ``-L`` and kill it in
+a finalizer. Bad input is checked to change nothing by re-listing with raw
+tmux.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gridmux import Settings, create_server
+from gridmux.backend import ServerRef
+from gridmux.backend._libtmux import LibtmuxBackend
+from tests.mcp_calls import call, call_error
+
+from .conftest import RawTmux, WaitUntil
+
+pytestmark = pytest.mark.tmux
+
+#: ``state()``: everything a refused call must leave as it was.
+State = Callable[[], str]
+
+
+@pytest.fixture
+def state(tmux: RawTmux) -> State:
+    def read() -> str:
+        sessions = tmux("list-sessions", "-F", "#{session_id} #{session_name} #{session_windows}")
+        windows = tmux(
+            "list-windows",
+            "-a",
+            "-F",
+            "#{window_id} #{session_id} #{window_index} #{window_name} #{window_active} "
+            "#{window_width}x#{window_height} #{window_layout}",
+        )
+        panes = tmux("list-panes", "-a", "-F", "#{pane_id} #{window_id} #{pane_active}")
+        return sessions + windows + panes
+
+    return read
+
+
+@pytest.fixture
+def named_servers(tmux_bin: str, isolated_env: Path) -> Iterator[Callable[[str], str]]:
+    """Start servers by name (``tmux -L``) in this test's TMUX_TMPDIR; their socket paths."""
+    started: list[str] = []
+    config = isolated_env / "named.conf"
+    config.write_text("")
+
+    def start(name: str) -> str:
+        result = subprocess.run(
+            [tmux_bin, "-f", str(config), "-L", name, "new-session", "-d", "-s", name]
+            + ["exec sleep 100000"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        assert result.returncode == 0, result.stderr
+        started.append(name)
+        return str(isolated_env / "tmp" / f"tmux-{os.getuid()}" / name)
+
+    yield start
+    for name in started:
+        subprocess.run(
+            [tmux_bin, "-L", name, "kill-server"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def connectable(path: str) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+# -- servers --------------------------------------------------------------------------
+
+
+async def test_list_servers_finds_servers_by_name_and_by_extra_path(
+    client: Client,  # type: ignore[type-arg]
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    named_servers: Callable[[str], str],
+    isolated_env: Path,
+) -> None:
+    tmux("new-session", "-d", "-s", "main")
+    alpha = named_servers("alpha")
+    directory = Path(alpha).parent
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+        gone.bind(str(directory / "stale"))  # a dead server's socket: skipped
+    (directory / "notes").write_text("not a socket")
+
+    found = (await call(client, "list_servers"))["result"]
+    assert found == [
+        {
+            "is_alive": True,
+            "socket_name": "alpha",
+            "socket_path": alpha,
+            "session_count": 1,
+            "version": tmux("display-message", "-p", "#{version}").strip(),
+        }
+    ]
+    private = tmux_server.socket_path
+    assert private is not None
+    extra = (
+        await call(
+            client,
+            "list_servers",
+            extra_socket_paths=[private, str(isolated_env / "nothing-here"), alpha],
+        )
+    )["result"]
+    assert [(s["socket_name"], s["socket_path"]) for s in extra] == [
+        ("alpha", alpha),
+        (None, private),
+    ]
+    assert extra[1]["session_count"] == 1
+    # What list_servers reports is what the other tools take.
+    by_path = await call(client, "list_sessions", socket_path=private)
+    assert [s["session_name"] for s in by_path["result"]] == ["main"]
+    by_name = await call(client, "list_sessions", socket_name="alpha")
+    assert [s["session_name"] for s in by_name["result"]] == ["alpha"]
+
+
+async def test_get_server_info_and_kill_server_really_end_the_server(
+    client: Client,  # type: ignore[type-arg]
+    tmux: RawTmux,
+    named_servers: Callable[[str], str],
+) -> None:
+    path = named_servers("doomed")
+    info = await call(client, "get_server_info", socket_name="doomed")
+    assert (info["is_alive"], info["socket_name"], info["socket_path"]) == (True, "doomed", path)
+    assert info["session_count"] == 1 and info["version"]
+    said = await call(client, "kill_server", socket_name="doomed")
+    assert said["result"] == f"Server killed: {path}"
+    assert not connectable(path)
+    after = await call(client, "get_server_info", socket_name="doomed")
+    assert (after["is_alive"], after["session_count"], after["version"]) == (False, 0, None)
+    assert "no tmux server is running" in await call_error(
+        client, "kill_server", socket_name="doomed"
+    )
+    # The test's own server was not touched.
+    tmux("list-sessions")
+
+
+@pytest.fixture
+async def caller_client(
+    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+) -> AsyncIterator[tuple[Client, dict[str, str]]]:  # type: ignore[type-arg]
+    """A client whose MCP server claims to run in the 'home' session's first pane."""
+    tmux("new-session", "-d", "-s", "home", "-n", "mine", "exec sleep 100000")
+    tmux("new-window", "-d", "-t", "home:", "-n", "other", "exec sleep 100000")
+    tmux("new-session", "-d", "-s", "work", "exec sleep 100000")
+    ids = dict(
+        line.split()
+        for line in tmux(
+            "list-windows", "-a", "-F", "#{session_name}:#{window_name} #{pane_id}"
+        ).splitlines()
+    )
+    ids.update(
+        dict(
+            line.split()
+            for line in tmux(
+                "list-windows", "-a", "-F", "@#{window_name} #{window_id}"
+            ).splitlines()
+        )
+    )
+    settings = Settings(
+        socket_path=tmux_server.socket_path,
+        safety="destructive",
+        caller_pane=ids["home:mine"],
+        caller_socket=tmux_server.socket_path,
+    )
+    async with Client(create_server(backend, settings)) as c:
+        yield c, ids
+
+
+async def test_kill_tools_refuse_to_end_the_mcp_servers_own_pane(
+    caller_client: tuple[Client, dict[str, str]],  # type: ignore[type-arg]
+    state: State,
+    tmux: RawTmux,
+) -> None:
+    client, ids = caller_client
+    before = state()
+    for tool, args in (
+        ("kill_server", {}),
+        ("kill_session", {"session_name": "home"}),
+        ("kill_window", {"window_id": ids["@mine"]}),
+    ):
+        error = await call_error(client, tool, **args)
+        assert "refusing to" in error and ids["home:mine"] in error, tool
+    assert state() == before
+    # What does not hold the caller's pane can go.
+    await call(client, "kill_window", window_id=ids["@other"])
+    await call(client, "kill_session", session_name="work")
+    assert tmux("list-windows", "-a", "-F", "#{window_name}").split() == ["mine"]
+
+
+async def test_kill_server_guard_holds_for_the_default_server_inside_tmux(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside tmux, the default server is the caller's own (TMUX), whatever its socket's name."""
+    tmux("new-session", "-d", "-s", "home", "exec sleep 100000")
+    pane = tmux("list-panes", "-a", "-F", "#{pane_id}").strip()
+    socket_path = tmux_server.socket_path
+    assert socket_path is not None and not socket_path.endswith("/default")
+    monkeypatch.setenv("TMUX", f"{socket_path},1,$0")
+    settings = Settings(
+        safety="destructive", caller_pane=pane, caller_socket=socket_path
+    )  # no socket configured: the default server
+    async with Client(create_server(backend, settings)) as c:
+        assert "refusing to kill the tmux server" in await call_error(c, "kill_server")
+    assert tmux("list-sessions", "-F", "#{session_name}").split() == ["home"]
+
+
+# -- sessions ---------------------------------------------------------------------------
+
+
+async def test_session_info_rename_and_kill_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    made = await call(client, "create_session", session_name="one")
+    assert await call(client, "get_session_info") == made
+    await call(client, "create_session", session_name="two")
+    before = state()
+    assert "2 sessions" in await call_error(client, "get_session_info")
+    assert "already exists" in await call_error(
+        client, "rename_session", new_name="two", session_name="one"
+    )
+    assert "invalid session name" in await call_error(
+        client, "rename_session", new_name="a.b", session_name="one"
+    )
+    assert "needs session_id or session_name" in await call_error(client, "kill_session")
+    assert "no session 'tw'" in await call_error(client, "kill_session", session_name="tw")
+    assert state() == before
+    renamed = await call(client, "rename_session", new_name="uno", session_id=made["session_id"])
+    assert renamed["session_name"] == "uno" and renamed["session_id"] == made["session_id"]
+    got = await call(client, "get_session_info", session_name="uno")
+    assert got["window_count"] == 1 and got["active_pane_id"] == made["active_pane_id"]
+    said = await call(client, "kill_session", session_id=made["session_id"])
+    assert said["result"] == "Session killed: uno"
+    assert tmux("list-sessions", "-F", "#{session_name}").split() == ["two"]
+
+
+# -- windows ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dev(tmux: RawTmux) -> dict[str, str]:
+    """Session 'dev' (80x24): windows 0 'editor' (current) and 1 'shell'; session 'ops'."""
+    tmux("new-session", "-d", "-s", "dev", "-n", "editor", "-x", "80", "-y", "24")
+    tmux("new-window", "-d", "-t", "dev:1", "-n", "shell")
+    tmux("new-session", "-d", "-s", "ops", "-n", "logs", "-x", "80", "-y", "24")
+    rows = tmux("list-windows", "-a", "-F", "#{window_name} #{window_id} #{session_id}")
+    ids = {name: wid for name, wid, _ in (line.split() for line in rows.splitlines())}
+    ids["dev"] = tmux("display-message", "-p", "-t", "dev", "#{session_id}").strip()
+    return ids
+
+
+def names(tmux: RawTmux, session: str) -> list[tuple[str, str]]:
+    rows = tmux("list-windows", "-t", session, "-F", "#{window_index} #{window_name}")
+    return [(index, name) for index, name in (line.split(" ", 1) for line in rows.splitlines())]
+
+
+async def test_list_and_get_windows_match_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+) -> None:
+    listed = (await call(client, "list_windows"))["result"]
+    assert [(w["session_name"], w["window_index"], w["window_name"]) for w in listed] == [
+        ("dev", 0, "editor"),
+        ("dev", 1, "shell"),
+        ("ops", 0, "logs"),
+    ]
+    editor = listed[0]
+    assert (
+        editor["window_layout"]
+        == tmux("display-message", "-p", "-t", dev["editor"], "#{window_layout}").strip()
+    )
+    assert (editor["window_active"], editor["window_width"], editor["window_height"]) == (
+        True,
+        80,
+        24,
+    )
+    assert await call(client, "get_window_info", window_id=dev["editor"]) == editor
+    assert await call(client, "get_window_info", session_name="dev") == editor
+    shell = await call(client, "get_window_info", window_index="1", session_id=dev["dev"])
+    assert shell["window_id"] == dev["shell"]
+    only = await call(client, "list_windows", session_name="ops", filters={"window_name": "logs"})
+    assert [w["window_id"] for w in only["result"]] == [dev["logs"]]
+    assert "3 windows" in await call_error(client, "get_window_info")
+    assert "no window @99" in await call_error(client, "get_window_info", window_id="@99")
+
+
+async def test_get_window_info_on_a_running_server_without_windows(
+    client: Client,  # type: ignore[type-arg]
+) -> None:
+    assert "has no windows" in await call_error(client, "get_window_info")
+    assert (await call(client, "list_windows"))["result"] == []
+
+
+async def test_create_window_places_attaches_and_configures_the_window(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    tmp_path: Path,
+    wait_until: WaitUntil,
+    state: State,
+) -> None:
+    quiet = await call(client, "create_window", session_name="dev", window_name="build")
+    assert (quiet["window_index"], quiet["window_active"]) == (2, False)
+    after = await call(
+        client, "create_window", session_name="dev", window_name="after", direction="after"
+    )
+    before_ = await call(
+        client, "create_window", session_name="dev", window_name="before", direction="before"
+    )
+    assert (after["window_index"], before_["window_index"]) == (1, 0)
+    assert names(tmux, "dev") == [
+        ("0", "before"),
+        ("1", "editor"),
+        ("2", "after"),
+        ("3", "shell"),
+        ("4", "build"),
+    ]
+    made = await call(
+        client,
+        "create_window",
+        session_name="ops",
+        attach=True,
+        start_directory=str(tmp_path),
+        environment={"GMX_STAGE": "it"},
+        suppress_persistent_history=True,
+        window_name="env",
+    )
+    assert made["window_active"] is True
+    pane = made["active_pane_id"]
+    assert tmux("display-message", "-p", "-t", "ops", "#{window_id}").strip() == made["window_id"]
+    tmux("send-keys", "-t", pane, 'echo "[$GMX_STAGE|$HISTFILE|$PWD]"', "Enter")
+    wait_until(
+        lambda: f"[it||{tmp_path}]" in tmux("capture-pane", "-p", "-J", "-t", pane),
+        what="the window's environment echoed",
+    )
+    # Per process: the session environment is unchanged.
+    assert "GMX_STAGE" not in tmux("show-environment", "-t", "ops")
+    snapshot = state()
+    for args, needle in (
+        ({"session_name": "dev", "start_directory": str(tmp_path / "nope")}, "not an existing"),
+        ({}, "2 sessions"),
+        ({"session_name": "dev", "window_name": ""}, "must not be empty"),
+    ):
+        assert needle in await call_error(client, "create_window", **args)
+    assert state() == snapshot
+
+
+async def test_select_window_by_id_index_and_direction(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    def current() -> str:
+        return tmux("display-message", "-p", "-t", "dev", "#{window_name}").strip()
+
+    chosen = await call(client, "select_window", window_id=dev["shell"])
+    assert chosen["window_active"] is True and current() == "shell"
+    await call(client, "select_window", window_index="0", session_name="dev")
+    assert current() == "editor"
+    last = await call(client, "select_window", direction="last", session_name="dev")
+    assert last["window_name"] == "shell" == current()
+    assert (await call(client, "select_window", direction="next", session_name="dev"))[
+        "window_name"
+    ] == "editor"  # wraps around
+    assert (await call(client, "select_window", direction="previous", session_id=dev["dev"]))[
+        "window_name"
+    ] == "shell"
+    before = state()
+    assert "no next window" in await call_error(
+        client, "select_window", direction="next", session_name="ops"
+    )
+    assert "no last window" in await call_error(
+        client, "select_window", direction="last", session_name="ops"
+    )
+    assert "needs window_id" in await call_error(client, "select_window", session_name="dev")
+    assert state() == before
+
+
+async def test_split_window_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    tmp_path: Path,
+    wait_until: WaitUntil,
+    state: State,
+) -> None:
+    first = tmux("display-message", "-p", "-t", dev["logs"], "#{pane_id}").strip()
+    below = await call(client, "split_window", session_name="ops")
+    assert below["window_id"] == dev["logs"] and below["pane_top"] == 13
+    assert (below["pane_height"], below["pane_width"]) == (11, 80)
+    assert tmux("display-message", "-p", "-t", dev["logs"], "#{pane_id}").strip() == first
+    right = await call(
+        client, "split_window", pane_id=first, direction="right", size="25%", shell="exec cat"
+    )
+    assert (right["pane_width"], right["pane_left"]) == (20, 60)
+    wait_until(
+        lambda: (
+            tmux("display-message", "-p", "-t", right["pane_id"], "#{pane_current_command}").strip()
+            == "cat"
+        ),
+        what="cat in the new pane",
+    )
+    left = await call(
+        client,
+        "split_window",
+        window_id=dev["shell"],
+        direction="left",
+        size=10,
+        start_directory=str(tmp_path),
+        environment={"GMX_ROLE": "side"},
+    )
+    assert (left["pane_width"], left["pane_left"]) == (10, 0)
+    tmux("send-keys", "-t", left["pane_id"], 'echo "<$GMX_ROLE:$PWD>"', "Enter")
+    wait_until(
+        lambda: f"<side:{tmp_path}>" in tmux("capture-pane", "-p", "-J", "-t", left["pane_id"]),
+        what="the pane's environment echoed",
+    )
+    before = state()
+    for args, needle in (
+        ({"pane_id": first, "size": 12}, "1..10 cells"),
+        ({"pane_id": first, "size": "100%"}, "between 1% and 99%"),
+        ({"pane_id": first, "size": "big"}, "is not 'N%'"),
+        ({"pane_id": "%999"}, "no pane %999"),
+        ({}, "3 windows"),
+    ):
+        assert needle in await call_error(client, "split_window", **args)
+    assert state() == before
+
+
+async def test_split_window_too_small_is_refused_by_tmux_and_changes_nothing(
+    client: Client,  # type: ignore[type-arg]
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    tmux("new-session", "-d", "-s", "tiny", "-x", "80", "-y", "2")
+    before = state()
+    assert "no room to split" in await call_error(client, "split_window", size=1)
+    error = await call_error(client, "split_window")  # tmux itself says no
+    assert "space" in error
+    assert state() == before
+
+
+async def test_rename_window_resize_window_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    renamed = await call(client, "rename_window", new_name="vim", window_id=dev["editor"])
+    assert renamed["window_name"] == "vim"
+    assert names(tmux, "dev")[0] == ("0", "vim")
+    resized = await call(client, "resize_window", window_id=dev["logs"], width=100, height=30)
+    assert (resized["window_width"], resized["window_height"]) == (100, 30)
+    assert tmux(
+        "display-message", "-p", "-t", dev["logs"], "#{pane_width}x#{pane_height}"
+    ).strip() == ("100x30")
+    before = state()
+    assert "needs height or width" in await call_error(
+        client, "resize_window", window_id=dev["logs"]
+    )
+    assert "less than or equal to 10000" in await call_error(
+        client, "resize_window", window_id=dev["logs"], width=10001
+    )
+    assert "must not be empty" in await call_error(
+        client, "rename_window", new_name="", window_id=dev["logs"]
+    )
+    assert state() == before
+
+
+async def test_select_layout_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    single = (await call(client, "get_window_info", window_id=dev["editor"]))["window_layout"]
+    for _ in range(2):
+        tmux("split-window", "-d", "-t", dev["logs"])
+    stacked = (await call(client, "get_window_info", window_id=dev["logs"]))["window_layout"]
+    side = await call(client, "select_layout", layout="even-horizontal", window_id=dev["logs"])
+    tops = tmux("list-panes", "-t", dev["logs"], "-F", "#{pane_top}").split()
+    assert tops == ["0", "0", "0"] and side["window_layout"] != stacked
+    restored = await call(client, "select_layout", layout=stacked, window_id=dev["logs"])
+    assert restored["window_layout"] == stacked
+    for name in ("even-vertical", "main-horizontal", "main-vertical", "tiled"):
+        await call(client, "select_layout", layout=name, window_id=dev["logs"])
+    before = state()
+    for layout, needle in (
+        ("nonsense", "neither a layout name"),
+        ("main-horizontal-mirrored", "not supported"),
+        ("0000" + stacked[4:], "wrong checksum"),
+        (single, "has 3 panes; a layout string"),  # right checksum, wrong pane count
+    ):
+        assert needle in await call_error(
+            client, "select_layout", layout=layout, window_id=dev["logs"]
+        )
+    assert state() == before
+
+
+async def test_move_window_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    moved = await call(client, "move_window", window_id=dev["editor"], destination_index="7")
+    assert (moved["window_index"], moved["session_name"]) == (7, "dev")
+    assert names(tmux, "dev") == [("1", "shell"), ("7", "editor")]
+    across = await call(client, "move_window", window_id=dev["shell"], destination_session="ops")
+    assert (across["session_name"], across["window_index"]) == ("ops", 1)
+    back = await call(
+        client,
+        "move_window",
+        window_id=dev["shell"],
+        destination_session=dev["dev"],
+        destination_index="3",
+    )
+    assert (back["session_id"], back["window_index"]) == (dev["dev"], 3)
+    before = state()
+    for args, needle in (
+        ({"window_id": dev["editor"], "destination_index": "3"}, "index 3 is taken"),
+        ({"window_id": dev["editor"]}, "already in session 'dev'"),
+        ({"window_id": dev["editor"], "destination_session": "nope"}, "no session 'nope'"),
+        ({"window_id": dev["editor"], "destination_index": "x"}, "not a window index"),
+    ):
+        assert needle in await call_error(client, "move_window", **args)
+    assert state() == before
+    # The last window moved away takes its session with it.
+    await call(client, "move_window", window_id=dev["logs"], destination_session="dev")
+    assert tmux("list-sessions", "-F", "#{session_name}").split() == ["dev"]
+
+
+async def test_kill_window_on_real_tmux(
+    client: Client,  # type: ignore[type-arg]
+    dev: dict[str, str],
+    tmux: RawTmux,
+    state: State,
+) -> None:
+    before = state()
+    assert "no window @404" in await call_error(client, "kill_window", window_id="@404")
+    assert "not a tmux window id" in await call_error(client, "kill_window", window_id="shell")
+    assert state() == before
+    said = await call(client, "kill_window", window_id=dev["shell"])
+    assert said["result"] == f"Window killed: {dev['shell']}"
+    assert names(tmux, "dev") == [("0", "editor")]
+
+
+# -- the real backend's side of the additions ------------------------------------------------
+
+
+def test_backend_lists_nothing_on_a_server_without_sessions(
+    backend: LibtmuxBackend, tmux_server: ServerRef
+) -> None:
+    assert backend.list_windows(tmux_server) == []
+    assert backend.list_panes(tmux_server) == []
+
+
+def test_backend_new_window_direction_and_last_flag(
+    backend: LibtmuxBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+) -> None:
+    session = backend.new_session(tmux_server, name="s", window_name="w0")
+    sid = session.session_id
+    tmux("new-window", "-d", "-t", "s:3", "-n", "w3")
+    after = backend.new_window(tmux_server, sid, name="after", direction="after")
+    before = backend.new_window(tmux_server, sid, name="before", direction="before", select=True)
+    assert (after.window_index, before.window_index, before.active) == (1, 0, True)
+    listed: list[Any] = [
+        (w.window_index, w.window_name, w.active, w.last)
+        for w in backend.list_windows(tmux_server, sid)
+    ]
+    assert listed == [
+        (0, "before", True, False),
+        (1, "w0", False, True),
+        (2, "after", False, False),
+        (3, "w3", False, False),
+    ]

@@ -1,0 +1,76 @@
+"""The server instructions: every tool is pointed at, nothing unknown is named."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastmcp import Client
+
+from gridmux import Settings, create_server
+from gridmux.instructions import GUIDE, build_instructions
+from tmuxsim import SimBackend
+
+#: Identifiers the guide uses that are fields or arguments, not tools.
+NOT_TOOLS = {
+    "socket_name",
+    "socket_path",
+    "pane_current_command",
+    "lines_missed",
+    "first_line_rewritten",
+    "on_error",
+    "is_caller",
+}
+
+
+def identifiers(text: str) -> set[str]:
+    return set(re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", text))
+
+
+async def test_the_guide_names_every_tool_and_only_real_ones(backend: SimBackend) -> None:
+    server = create_server(backend, Settings(backend="sim", safety="destructive"))
+    async with Client(server) as client:
+        tools = {t.name for t in await client.list_tools()}
+    named = identifiers(GUIDE)
+    assert tools - named == set(), "tools the instructions never mention"
+    assert named - tools - NOT_TOOLS == set(), "names that are neither tools nor known fields"
+
+
+@pytest.mark.parametrize(
+    ("safety", "needle"),
+    [
+        ("readonly", "Safety tier: readonly"),
+        ("mutating", "need\n--safety destructive"),
+        ("destructive", "Safety tier: destructive"),
+    ],
+)
+def test_the_tier_line_follows_the_safety_setting(safety: str, needle: str) -> None:
+    text = build_instructions(Settings(safety=safety))
+    assert text.startswith(GUIDE)
+    assert needle.replace("\n", " ") in text.replace("\n", " ")
+    others = {"readonly", "mutating", "destructive"} - {safety}
+    assert not any(f"Safety tier: {other}" in text for other in others)
+
+
+def test_the_caller_pane_is_named_only_inside_tmux() -> None:
+    inside = build_instructions(Settings(caller_pane="%7", caller_socket="/tmp/tmux-1/default"))
+    assert "runs in pane %7 on socket /tmp/tmux-1/default" in inside
+    outside = build_instructions(Settings())
+    assert "runs in pane" not in outside
+
+
+def test_the_instructions_stay_short() -> None:
+    longest = build_instructions(
+        Settings(safety="mutating", caller_pane="%1234", caller_socket="/tmp/" + "x" * 90)
+    )
+    assert len(longest.encode()) <= 3500
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_clients_receive_the_instructions(backend: SimBackend, mode: str) -> None:
+    server = create_server(backend, Settings(backend="sim", safety="readonly"))
+    async with Client(server, mode=mode) as client:
+        received = client.instructions
+        assert client.server_info is not None
+        assert client.server_info.name == "gridmux"
+    assert received == build_instructions(Settings(safety="readonly"))

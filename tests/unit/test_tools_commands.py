@@ -1,0 +1,466 @@
+"""run_command and send_keys_batch through the MCP client, on the simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gridmux import Settings, create_server
+from gridmux.backend import ServerRef, TmuxFailure
+from gridmux.tools.commands import echo_end, squash, typed_line
+from tests.mcp_calls import call, call_error
+from tmuxsim import ManualClock, SimBackend
+
+REF = ServerRef()
+
+
+def new_pane(backend: SimBackend, name: str = "work", *, width: int = 40, height: int = 10) -> str:
+    session = backend.new_session(REF, name=name, width=width, height=height)
+    assert session.active_pane_id is not None
+    return session.active_pane_id
+
+
+def grid(backend: SimBackend, pane_id: str) -> list[str]:
+    return backend.server(REF).pane(pane_id).terminal.capture("-")
+
+
+def pane_options(backend: SimBackend, pane_id: str) -> dict[str, str]:
+    return backend.show_options(REF, scope="pane", target=pane_id)
+
+
+async def run(client: Client, pane_id: str, command: str, **args: Any) -> dict[str, Any]:  # type: ignore[type-arg]
+    result: dict[str, Any] = await call(
+        client, "run_command", command=command, pane_id=pane_id, **args
+    )
+    return result
+
+
+# -- run_command: completion, status and output -------------------------------------------
+
+
+async def test_exit_status_zero_and_the_commands_own_output(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    out = await run(client, pane, "echo hello; echo world")
+    assert out["exit_status"] == 0
+    assert out["output"] == ["hello", "world"]
+    assert (out["timed_out"], out["still_running"], out["lines_missed"]) == (False, False, False)
+    assert out["pane_id"] == pane
+    assert out["effective_timeout"] == 30.0
+
+
+@pytest.mark.parametrize(("command", "status"), [("false", 1), ("nosuch", 127), ("&& x", 2)])
+async def test_non_zero_exit_status(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+    command: str,
+    status: int,
+) -> None:
+    pane = new_pane(backend, width=80)
+    out = await run(client, pane, command)
+    assert out["exit_status"] == status
+    assert out["timed_out"] is False
+
+
+async def test_output_longer_than_the_screen_is_returned_exactly(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend, height=10)
+    await run(client, pane, "seq 1 20")  # the cursor is no longer young
+    out = await run(client, pane, "seq 1 500")
+    assert out["output"] == [str(i) for i in range(1, 501)]
+    assert out["lines_missed"] is False
+    assert out["output_truncated"] is False
+
+
+async def test_output_beyond_the_history_limit_is_reported_missed(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    backend.new_session(REF, name="scratch")
+    backend.set_option(REF, "history-limit", "50", scope="session", global_=True)
+    pane = new_pane(backend, height=10)
+    out = await run(client, pane, "seq 1 500")
+    assert out["exit_status"] == 0
+    assert out["lines_missed"] is True  # the echoed line and the first rows were trimmed
+    kept = out["output"]
+    assert kept == [str(i) for i in range(501 - len(kept), 501)]  # every row still retained
+    assert 10 < len(kept) < 70
+
+
+async def test_first_command_in_a_fresh_pane_is_exact(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend, height=5)
+    out = await run(client, pane, "seq 1 50")
+    assert out["output"] == [str(i) for i in range(1, 51)]
+    assert out["lines_missed"] is False
+
+
+async def test_a_long_command_line_wraps_and_is_not_in_the_output(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend, width=30)
+    word = "w" * 75
+    out = await run(client, pane, f"echo {word}; echo done")
+    assert out["output"] == [word, "done"]  # the 75-cell line is joined back
+    assert any("gridmux-status" in row for row in grid(backend, pane))  # it was echoed
+
+
+async def test_output_without_a_final_newline_and_a_prompt_after_it(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    first = await run(client, pane, "printf abc")
+    assert first["output"] == ["abc"]
+    second = await run(client, pane, "echo next")  # typed after 'abc$ '
+    assert second["output"] == ["next"]
+
+
+async def test_runs_in_the_shell_itself_and_cleans_up(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    await run(client, pane, "cd /tmp; X=kept")
+    out = await run(client, pane, "pwd; echo $X")
+    assert out["output"] == ["/tmp", "kept"]
+    assert pane_options(backend, pane) == {}  # the status option is removed
+    assert grid(backend, pane)[-1] == "$"  # the shell is back at its prompt
+
+
+async def test_quotes_and_comments_in_the_command(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend, width=80)
+    out = await run(client, pane, 'echo "it\'s" \'a "b"\' # not the rest; false')
+    assert out["output"] == ['it\'s a "b"']
+    assert out["exit_status"] == 0
+
+
+async def test_max_lines_keeps_the_newest_lines(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    out = await run(client, pane, "seq 1 30", max_lines=5)
+    assert out["output"] == ["26", "27", "28", "29", "30"]
+    assert (out["output_truncated"], out["output_truncated_lines"]) == (True, 25)
+
+
+async def test_suppress_history_prefixes_a_space(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend, width=80)
+    await run(client, pane, "true")
+    assert grid(backend, pane)[0].startswith("$  eval 'true'")
+    await run(client, pane, "true", suppress_history=False)
+    assert any(row.startswith("$ eval 'true'") for row in grid(backend, pane))
+
+
+# -- run_command: timeouts ---------------------------------------------------------------------
+
+
+async def test_timeout_is_a_result_and_leaves_the_pane_usable(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    clock = backend.clock
+    assert isinstance(clock, ManualClock)
+    pane = new_pane(backend)
+    start = clock.now()
+    out = await run(client, pane, "echo started; sleep 100; echo finished", timeout=2.5)
+    assert out["timed_out"] is True
+    assert out["still_running"] is True
+    assert out["exit_status"] is None
+    assert out["output"] == ["started"]
+    assert clock.now() - start == 2.5  # the simulated clock: the timeout is exact
+    assert backend.list_panes(REF)[0].current_command == "sleep"  # not interrupted
+    clock.advance(100)
+    assert grid(backend, pane)[-2:] == ["finished", "$"]
+    assert pane_options(backend, pane) == {}
+    again = await run(client, pane, "echo again")
+    assert (again["exit_status"], again["output"]) == (0, ["again"])
+
+
+async def test_command_finishing_within_the_timeout_while_the_clock_runs(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    out = await run(client, pane, "sleep 3; echo slept", timeout=10)
+    assert (out["exit_status"], out["output"], out["timed_out"]) == (0, ["slept"], False)
+
+
+async def test_a_shell_that_exits_is_an_error(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=pane)
+    error = await call_error(client, "run_command", command="exit 3", pane_id=pane)
+    assert "exited while running the command (status 3)" in error
+    assert "respawn_pane" in error
+
+
+# -- run_command: bad input changes nothing ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"command": ""}, "command"),
+        ({"command": "   "}, "non-blank"),
+        ({"command": "echo a\necho b"}, "single line"),
+        ({"command": "true", "timeout": 0}, "timeout"),
+        ({"command": "true", "timeout": -1}, "timeout"),
+        ({"command": "true", "timeout": 100000}, "timeout"),
+        ({"command": "true", "max_lines": 0}, "max_lines"),
+        ({"command": "true", "pane_id": "%99"}, "no pane %99"),
+        ({"command": "true", "pane_id": "7"}, "not a tmux pane id"),
+        ({"command": "true", "socket_path": "relative"}, "socket_path"),
+    ],
+)
+async def test_bad_input_is_refused_and_nothing_is_typed(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+    args: dict[str, Any],
+    expected: str,
+) -> None:
+    pane = new_pane(backend)
+    before = grid(backend, pane)
+    args = {"pane_id": pane, **args}
+    error = await call_error(client, "run_command", **args)
+    assert expected in error
+    assert grid(backend, pane) == before
+
+
+async def test_no_target_with_several_panes_is_refused(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    one, two = new_pane(backend, "a"), new_pane(backend, "b")
+    before = (grid(backend, one), grid(backend, two))
+    error = await call_error(client, "run_command", command="true")
+    assert "pane_id" in error
+    assert (grid(backend, one), grid(backend, two)) == before
+
+
+async def test_panes_that_are_not_at_a_shell_prompt_are_refused(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    backend.copy_mode(REF, pane, enter=True)
+    assert "exit_copy_mode" in await call_error(client, "run_command", command="true", pane_id=pane)
+    backend.copy_mode(REF, pane, enter=False)
+    backend.server(REF).pane(pane).write(b"\x1b[?1049hfull screen")
+    before = grid(backend, pane)
+    error = await call_error(client, "run_command", command="true", pane_id=pane)
+    assert "full-screen program" in error
+    assert grid(backend, pane) == before
+    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=pane)
+    backend.server(REF).pane(pane).write(b"\x1b[?1049l")
+    backend.send_keys(REF, pane, "exit", literal=True, enter=True)
+    assert "has exited" in await call_error(client, "run_command", command="true", pane_id=pane)
+
+
+# -- the echo finder ---------------------------------------------------------------------------
+
+
+def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
+    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
+    text = "$ " + line.text
+    rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
+    assert echo_end(rows, line.needle) == len(rows) - 3
+    assert echo_end(["1", "2"], line.needle) is None
+    assert squash(" a b\tc ") == "abc"
+
+
+def test_typed_line_quotes_the_command() -> None:
+    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
+    assert line.text.startswith(
+        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
+    )
+    assert line.status_option == "@gridmux-status-t"
+    assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
+
+
+# -- send_keys_batch ---------------------------------------------------------------------------
+
+
+async def test_batch_sends_in_order_to_each_pane(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    one, two = new_pane(backend, "a"), new_pane(backend, "b")
+    out = await call(
+        client,
+        "send_keys_batch",
+        operations=[
+            {"keys": "echo one", "pane_id": one},
+            {"keys": "echo two", "session_name": "b"},
+            {"keys": "echo x", "pane_id": one, "enter": False, "literal": True},
+            {"keys": "C-u", "pane_id": one, "enter": False},
+        ],
+    )
+    assert (out["succeeded"], out["failed"], out["stopped_at"]) == (4, 0, None)
+    assert [r["pane_id"] for r in out["results"]] == [one, two, one, one]
+    assert [r["index"] for r in out["results"]] == [0, 1, 2, 3]
+    assert all(r["success"] and r["error"] is None for r in out["results"])
+    assert grid(backend, one)[:3] == ["$ echo one", "one", "$"]
+    assert grid(backend, two)[:3] == ["$ echo two", "two", "$"]
+
+
+async def test_suppress_history_in_a_batch(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    await call(
+        client,
+        "send_keys_batch",
+        operations=[{"keys": "echo hi", "pane_id": pane, "suppress_history": True}],
+    )
+    assert grid(backend, pane)[0] == "$  echo hi"
+
+
+@pytest.fixture
+def failing_sends(backend: SimBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """send-keys of the text 'boom' fails, as tmux would for a vanished pane."""
+    original = backend.send_keys
+
+    def send_keys(server: ServerRef, pane_id: str, keys: str, **kwargs: Any) -> None:
+        if keys == "boom":
+            raise TmuxFailure("tmux failed to send keys")
+        original(server, pane_id, keys, **kwargs)
+
+    monkeypatch.setattr(backend, "send_keys", send_keys)
+
+
+@pytest.mark.usefixtures("failing_sends")
+async def test_on_error_stop_and_continue(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    ops = [
+        {"keys": "echo a", "pane_id": pane},
+        {"keys": "boom", "pane_id": pane},
+        {"keys": "echo c", "pane_id": pane},
+    ]
+    stopped = await call(client, "send_keys_batch", operations=ops)
+    assert (stopped["succeeded"], stopped["failed"], stopped["stopped_at"]) == (1, 1, 1)
+    assert len(stopped["results"]) == 2
+    assert "tmux failed to send keys" in stopped["results"][1]["error"]
+    assert "echo c" not in "\n".join(grid(backend, pane))
+    went_on = await call(client, "send_keys_batch", operations=ops, on_error="continue")
+    assert (went_on["succeeded"], went_on["failed"], went_on["stopped_at"]) == (2, 1, None)
+    assert [r["success"] for r in went_on["results"]] == [True, False, True]
+    assert "c" in grid(backend, pane)
+
+
+async def test_batch_timeout_fails_operations_not_started(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    pane = new_pane(backend)
+    before = grid(backend, pane)
+    out = await call(
+        client,
+        "send_keys_batch",
+        operations=[{"keys": "echo a", "pane_id": pane}, {"keys": "echo b", "pane_id": pane}],
+        timeout=1e-9,
+        on_error="continue",
+    )
+    assert (out["succeeded"], out["failed"]) == (0, 2)
+    assert "batch timeout" in out["results"][0]["error"]
+    assert grid(backend, pane) == before
+
+
+@pytest.mark.parametrize(
+    ("operations", "expected"),
+    [
+        ([], "operations"),
+        ([{"keys": "x", "pane_id": "%0", "bogus": 1}], "bogus"),
+        ([{"keys": "", "pane_id": "%0", "enter": False}], "nothing to send"),
+        ([{"keys": "echo a", "pane_id": "%0"}, {"keys": "echo b", "pane_id": "%9"}], "[1]"),
+        ([{"keys": "echo a", "pane_id": "0"}], "not a tmux pane id"),
+        ([{"keys": "echo a", "session_name": "nope"}], "no session"),
+        ([{"keys": "echo a", "pane_id": "%0"}] * 1001, "operations"),
+    ],
+)
+async def test_batch_validates_every_operation_before_sending(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+    operations: list[dict[str, Any]],
+    expected: str,
+) -> None:
+    pane = new_pane(backend)
+    assert pane == "%0"
+    before = grid(backend, pane)
+    error = await call_error(client, "send_keys_batch", operations=operations)
+    assert expected in error
+    assert grid(backend, pane) == before
+
+
+async def test_batch_refuses_a_dead_pane(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    live, dead = new_pane(backend, "a"), new_pane(backend, "b")
+    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=dead)
+    backend.send_keys(REF, dead, "exit", literal=True, enter=True)
+    before = grid(backend, live)
+    error = await call_error(
+        client,
+        "send_keys_batch",
+        operations=[{"keys": "echo a", "pane_id": live}, {"keys": "x", "pane_id": dead}],
+    )
+    assert "operations[1]" in error and "exited" in error
+    assert grid(backend, live) == before
+
+
+# -- registration ------------------------------------------------------------------------------
+
+
+async def test_tiers_annotations_and_schemas(client: Client) -> None:  # type: ignore[type-arg]
+    tools = {t.name: t for t in await client.list_tools()}
+    for name in ("run_command", "send_keys_batch"):
+        hints = tools[name].annotations
+        assert hints is not None
+        assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
+            False,
+            True,
+            True,
+        )
+    props = tools["run_command"].input_schema["properties"]
+    assert list(props)[-2:] == ["socket_name", "socket_path"]
+    assert "context" not in props
+    assert props["suppress_history"]["default"] is True
+    assert props["timeout"]["default"] == 30.0
+    assert list(tools["send_keys_batch"].input_schema["properties"]) == [
+        "operations",
+        "on_error",
+        "timeout",
+        "socket_name",
+        "socket_path",
+    ]
+
+
+async def test_hidden_from_a_readonly_server(backend: SimBackend) -> None:
+    server = create_server(backend, Settings(backend="sim", safety="readonly"))
+    async with Client(server) as readonly:
+        names = {t.name for t in await readonly.list_tools()}
+    assert "run_command" not in names
+    assert "send_keys_batch" not in names
