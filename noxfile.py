@@ -1,24 +1,56 @@
-"""Sessions for linting, type checking and the test pyramid.
+"""Sessions for linting, type checking, the test pyramid and the tmux matrix.
 
-``nox`` with no arguments runs lint, types, unit, property and integration.
-The integration session needs tmux on PATH (``./run tests`` installs it) and
-npm, with which it installs the pinned MCP Inspector (``tools/inspector``).
+``nox`` with no arguments runs lint, types, unit and property on every
+supported Python, and integration and fidelity on every tmux release the
+machine can provision (``scripts/provision_tmux.py``). A release that cannot
+be had is skipped with the reason, unless ``GRIDMUX_TMUX_REQUIRED`` names it
+(CI names the four this kind of machine always has). Pick one cell with
+``nox -s "integration(tmux='3.8')"``, a Python with ``nox -s unit-3.13``.
+
+The integration session needs npm, with which it installs the pinned MCP
+Inspector (``tools/inspector``); ``./run tests`` installs tmux and npm.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "types", "unit", "property", "integration"]
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import provision_tmux  # noqa: E402  (a script of this project, not a package)
+
+nox.options.sessions = ["lint", "types", "unit", "property", "integration", "fidelity"]
 nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"
 
 PYTHON = "3.11"
-INSPECTOR = Path("tools/inspector")
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+TMUX_VERSIONS = list(provision_tmux.KNOWN_VERSIONS)
+INSPECTOR = ROOT / "tools" / "inspector"
+FIDELITY = ROOT / ".cache" / "fidelity"
+
+
+def _pyenv_pythons() -> None:
+    """Put pyenv's interpreters on PATH, so ``python3.10`` etc. are found.
+
+    pyenv's shims only run the versions named in ``pyenv global``; the
+    interpreters themselves live in ``$PYENV_ROOT/versions/<v>/bin``.
+    """
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(root.glob("3.*/bin")) if root.is_dir() else []
+    if found:
+        os.environ["PATH"] = os.pathsep.join([*map(str, found), os.environ.get("PATH", "")])
+
+
+_pyenv_pythons()
 
 
 def install(session: nox.Session, extras: str) -> None:
@@ -35,19 +67,19 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def types(session: nox.Session) -> None:
-    """mypy --strict over src, sim, tests and this file."""
+    """mypy --strict over src, sim, tests, scripts and this file."""
     install(session, "test,types")
-    session.run("mypy", "--strict", "src", "sim", "tests", "noxfile.py")
+    session.run("mypy", "--strict", "src", "sim", "tests", "scripts", "noxfile.py")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def unit(session: nox.Session) -> None:
     """Fast, simulator-backed tests of every layer (no tmux needed)."""
     install(session, "test")
     session.run("pytest", "tests/unit", "-q", "-n", "auto", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def property(session: nox.Session) -> None:
     """Hypothesis suite; HYPOTHESIS_PROFILE picks dev (default here: ci) or nightly."""
     install(session, "test")
@@ -63,13 +95,102 @@ def property(session: nox.Session) -> None:
     )
 
 
+def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
+    """Provision tmux ``version``; the environment that puts it first on PATH.
+
+    The PATH reaches the tmux servers the tests start and so the panes'
+    programs: a ``tmux wait-for`` typed in a pane runs the same release.
+    """
+    cache = Path(os.environ.get("GRIDMUX_TMUX_CACHE", provision_tmux.DEFAULT_CACHE))
+    try:
+        found = provision_tmux.provision(version, cache.resolve())
+    except provision_tmux.Unavailable as exc:
+        if version in os.environ.get("GRIDMUX_TMUX_REQUIRED", "").split():
+            session.error(f"tmux {version} is required (GRIDMUX_TMUX_REQUIRED) but: {exc}")
+        session.skip(f"tmux {version} could not be obtained: {exc}")
+    session.log(f"tmux {version}: {found.bin_dir} ({found.source})")
+    path = os.pathsep.join([session.bin, str(found.bin_dir), os.environ.get("PATH", "")])
+    env = {"PATH": path, "GRIDMUX_TMUX_VERSION": version}
+    session.run(str(found.bin_dir / "tmux"), "-V", env=env, external=True)
+    return env
+
+
 @nox.session(python=PYTHON)
-def integration(session: nox.Session) -> None:
-    """The same contracts on real tmux (private sockets, isolated HOME)."""
+@nox.parametrize("tmux", TMUX_VERSIONS)
+def integration(session: nox.Session, tmux: str) -> None:
+    """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME)."""
+    env = use_tmux(session, tmux)
     install(session, "test")
-    session.run("tmux", "-V", external=True)
     install_inspector(session)
-    session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs)
+    session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("tmux", TMUX_VERSIONS)
+def fidelity(session: nox.Session, tmux: str) -> None:
+    """Simulator against real tmux ``tmux``: GRIDMUX_FIDELITY_SCRIPTS scripts (default 500).
+
+    Prints scripts run, steps compared and disagreements for every version
+    measured so far (kept in .cache/fidelity/), this one last.
+    """
+    env = use_tmux(session, tmux)
+    install(session, "test")
+    scripts = os.environ.get("GRIDMUX_FIDELITY_SCRIPTS", "500")
+    FIDELITY.mkdir(parents=True, exist_ok=True)
+    junit = FIDELITY / f"{tmux}.xml"
+    junit.unlink(missing_ok=True)
+    session.run(
+        "pytest",
+        "tests/integration/test_differential.py",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={junit}",
+        *session.posargs,
+        env={**env, "GRIDMUX_DIFF_EXAMPLES": scripts, "CI": os.environ.get("CI", "1")},
+        success_codes=[0, 1],
+    )
+    result = _fidelity_result(tmux, junit)
+    (FIDELITY / f"{tmux}.json").write_text(json.dumps(result) + "\n")
+    _print_fidelity_table(session)
+    if result["disagreements"] or result["errors"]:
+        session.error(f"tmux {tmux}: the simulator disagrees with tmux (see the failure above)")
+
+
+def _fidelity_result(version: str, junit: Path) -> dict[str, object]:
+    """Scripts, steps and failures from the differential test's JUnit XML."""
+    if not junit.exists():
+        return {"tmux": version, "scripts": 0, "steps": 0, "disagreements": 0, "errors": 1}
+    suite = ET.parse(junit).getroot()
+    suite = suite if suite.tag == "testsuite" else suite[0]
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    disagreements = sum(
+        1
+        for case in suite.iter("testcase")
+        if case.get("name", "").startswith("test_simulator_matches_tmux")
+        and case.find("failure") is not None
+    )
+    failures = int(suite.get("failures", "0")) + int(suite.get("errors", "0"))
+    return {
+        "tmux": version,
+        "scripts": int(props.get("differential_scripts") or 0),
+        "steps": int(props.get("differential_steps") or 0),
+        "disagreements": disagreements,
+        "errors": failures - disagreements,
+    }
+
+
+def _print_fidelity_table(session: nox.Session) -> None:
+    rows = [json.loads(p.read_text()) for p in FIDELITY.glob("*.json")]
+    order = {v: i for i, v in enumerate(TMUX_VERSIONS)}
+    rows.sort(key=lambda r: order.get(r["tmux"], len(order)))
+    lines = ["", "fidelity: simulator vs real tmux", "tmux   scripts   steps  disagreements"]
+    lines += [
+        f"{r['tmux']:<6} {r['scripts']:>7} {r['steps']:>7} {r['disagreements']:>14}"
+        + ("  (other test failures)" if r["errors"] else "")
+        for r in rows
+    ]
+    session.log("\n".join(lines))
 
 
 def install_inspector(session: nox.Session) -> None:

@@ -45,6 +45,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = ROOT / ".cache" / "tmux"
+#: The releases of the test matrix (the simulator imitates the same ones).
+KNOWN_VERSIONS = ("3.2a", "3.3a", "3.4", "3.5a", "3.6b", "3.7c", "3.8")
 #: Newer Debian suites searched after the machine's own ``<codename>-backports``.
 NEWER_SUITES = ("trixie", "forky", "sid")
 RELEASES = "https://github.com/tmux/tmux/releases/download/{v}/tmux-{v}.tar.gz"

@@ -22,11 +22,15 @@ END_OF_LINE = -1
 
 
 class _Reflow:
-    def __init__(self, grid: Grid, sx: int) -> None:
+    def __init__(self, grid: Grid, sx: int, padding_width: int) -> None:
         self.grid = grid
         self.sx = sx
+        self.padding_width = padding_width
         self.src: list[Line | None] = list(grid.lines)
         self.target: list[Line] = []
+
+    def width(self, cell: str) -> int:
+        return cell_width(cell) if cell else self.padding_width
 
     def run(self) -> None:
         sx = self.sx
@@ -34,7 +38,7 @@ class _Reflow:
         for yy, gl in enumerate(src):
             if gl is None:
                 continue
-            widths = [cell_width(c) for c in gl.cells]
+            widths = [self.width(c) for c in gl.cells]
             width = 0
             at = 0
             for i, w in enumerate(widths):
@@ -97,7 +101,7 @@ class _Reflow:
                     break
                 lines += 1
                 continue
-            w = cell_width(nxt.cells[0])
+            w = self.width(nxt.cells[0])
             if width + w > sx:
                 break
             width += w
@@ -106,7 +110,7 @@ class _Reflow:
             want = 1
             ncells = len(source.cells)
             while want < ncells:
-                w = cell_width(source.cells[want])
+                w = self.width(source.cells[want])
                 if width + w > sx:
                     break
                 width += w
@@ -146,7 +150,7 @@ class _Reflow:
         piece = Line()
         width = 0
         for cell in rest:
-            w = cell_width(cell)
+            w = self.width(cell)
             if width + w > sx:
                 piece.wrapped = True
                 pieces.append(piece)
@@ -169,10 +173,18 @@ class _Reflow:
             self._join(yy, width, already=True)
 
 
-def reflow(grid: Grid, sx: int) -> None:
-    """Rebuild every row of ``grid`` (history and screen) for width ``sx``."""
+def reflow(grid: Grid, sx: int, *, padding_width: int = 0) -> None:
+    """Rebuild every row of ``grid`` (history and screen) for width ``sx``.
+
+    ``padding_width`` is what a wide character's padding cell counts for when
+    rows are measured, split and joined: 0 up to tmux 3.5a, 1 from 3.7c
+    (measured; 3.6b unknown). It matters only for a wide character wider than
+    the new width: with 0 the padding cell ends up at the start of the next
+    row and the character after it disappears from capture; with 1 the
+    padding fills a row of its own and nothing is lost.
+    """
     grid.sx = sx
-    _Reflow(grid, sx).run()
+    _Reflow(grid, sx, padding_width).run()
 
 
 def wrap_position(grid: Grid, px: int, py: int) -> tuple[int, int]:

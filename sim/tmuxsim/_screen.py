@@ -24,8 +24,10 @@ class SavedScreen:
 
 
 class Screen:
-    def __init__(self, sx: int, sy: int, hlimit: int) -> None:
+    def __init__(self, sx: int, sy: int, hlimit: int, *, padding_width: int = 0) -> None:
         self.grid = Grid(sx, sy, hlimit)
+        # The width reflow gives a wide character's padding cell (see reflow).
+        self.padding_width = padding_width
         self.cx = 0
         self.cy = 0
         self.rupper = 0
@@ -76,7 +78,7 @@ class Screen:
             cy = self._resize_y(sy, cy)
         if reflow_rows:
             wx, wy = wrap_position(grid, cx, cy)
-            reflow(grid, sx)
+            reflow(grid, sx, padding_width=self.padding_width)
             cx, cy = unwrap_position(grid, wx, wy)
         if cy >= grid.hsize:
             self.cx = cx

@@ -35,7 +35,12 @@ class Terminal:
 
     def __init__(self, width: int, height: int, history_limit: int, version: TmuxVersion) -> None:
         self.version = version
-        self._screen = Screen(max(width, 1), max(height, 1), history_limit)
+        self._screen = Screen(
+            max(width, 1),
+            max(height, 1),
+            history_limit,
+            padding_width=1 if version.reflow_counts_padding else 0,
+        )
         self._writer = Writer(self._screen, version)
         self._parser = VtParser(self._writer)
 

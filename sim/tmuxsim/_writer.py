@@ -332,11 +332,12 @@ class Writer:
         if 0 < cx < len(line.cells):
             # Overwriting the right half of a wide character blanks the rest
             # of it; overwriting a wide character leaves no orphan padding.
-            # Like tmux, the walk back stops before column 0, so column 0 is
-            # never examined.
+            # Up to 3.5a tmux's walk back stops before column 0, so a wide
+            # character there keeps its place (3.7c examines column 0 too).
             xx = cx
             cell = BLANK
-            while xx > 0:
+            floor = 0 if self.version.text_overwrite_reaches_column_zero else 1
+            while xx >= floor:
                 cell = line.cell(xx)
                 if cell != PAD:
                     break

@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Mapping
 from contextvars import ContextVar
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
 import mcp.types as mt
@@ -258,7 +258,7 @@ def _record(
     seconds: float,
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "tool": scrub_text(name),
         "outcome": outcome,
         "duration_ms": round(seconds * 1000, 1),

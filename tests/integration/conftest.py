@@ -77,6 +77,11 @@ def tmux_bin() -> str:
             "(3.2a or newer). Install it (e.g. apt-get install tmux) or put it first on PATH.",
             pytrace=False,
         )
+    wanted = os.environ.get("GRIDMUX_TMUX_VERSION")  # set by the nox matrix sessions
+    if wanted:
+        out = subprocess.run([found, "-V"], capture_output=True, text=True, check=False).stdout
+        if out.strip() != f"tmux {wanted}":
+            pytest.fail(f"expected tmux {wanted} first on PATH, found {found}: {out!r}")
     return found
 
 

@@ -567,6 +567,33 @@ def tally(record_testsuite_property: Callable[[str, object], None]) -> Iterator[
         ops=(Write(b"\x1b[?7lab "), Write(b"\r\n\x1b[?7la  ")),
     )
 )
+# D5: tmux 3.7c counts a wide character's padding cell as a column when it
+# reflows (3.5a did not): a character wider than the new width then leaves
+# its padding on a row of its own, and the 'a' after it survives (3.5a lost it).
+@example(
+    script=Script(
+        width=2,
+        height=2,
+        history_limit=10,
+        ops=(Write(b"0"), Write("中a".encode()), Resize(width=1)),
+    )
+)
+@example(
+    script=Script(
+        width=3, height=3, history_limit=10, ops=(Write("x中yz".encode()), Resize(width=1))
+    )
+)
+# D6: text written over the right half of a wide character in column 0 blanks
+# the character from tmux 3.7c; up to 3.5a it stayed (the walk back stopped
+# before column 0).
+@example(
+    script=Script(
+        width=2,
+        height=2,
+        history_limit=10,
+        ops=(Write(b"0"), Write(b"0"), Write(b"0"), Write("中\u0301\b0".encode())),
+    )
+)
 def test_simulator_matches_tmux(
     script: Script,
     tmux_version: str,

@@ -3,6 +3,8 @@ cursor placement."""
 
 from __future__ import annotations
 
+import pytest
+
 from tmuxsim._terminal import Terminal
 from tmuxsim._versions import TmuxVersion
 
@@ -130,6 +132,28 @@ def test_reflow_never_splits_a_wide_character() -> None:
     assert t.capture("-", join=True)[0] == "abcd中文字"
     t.resize(10, 3)
     assert t.capture("-")[0] == "abcd中文字"
+
+
+@pytest.mark.parametrize(
+    ("version", "rows", "joined", "cursor"),
+    [
+        # up to 3.5a the padding cell counts 0 columns: it starts the next row,
+        # which then takes 'y' behind it, and capture never shows 'y'
+        ("3.5a", ["x", "", "中", "", "z"], "x中z", (3, 1, 1)),
+        # 3.7c counts it as one column: it fills a row of its own
+        ("3.7c", ["x", "", "中", "", "y", "z"], "x中yz", (4, 1, 1)),
+    ],
+)
+def test_reflow_of_a_character_wider_than_the_pane(
+    version: str, rows: list[str], joined: str, cursor: tuple[int, int, int]
+) -> None:
+    """Both measured on real tmux (fidelity example in test_differential)."""
+    t = Terminal(3, 3, 10, TmuxVersion.parse(version))
+    t.feed("x中yz".encode())
+    t.resize(1, 3)
+    assert t.capture("-")[: len(rows)] == rows
+    assert t.capture("-", join=True)[0] == joined
+    assert state(t) == cursor
 
 
 def test_reflow_joins_only_wrapped_rows() -> None:

@@ -17,6 +17,7 @@ from pydantic import Field
 from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import ServerRef
 from gridmux.backend import WindowInfo as BackendWindow
+from gridmux.backend._arguments import is_json_layout
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from ._context import ToolContext, tool_error
@@ -81,7 +82,8 @@ def layout_checksum(body: str) -> int:
 
 
 def check_layout(layout: str) -> str:
-    if layout in _LAYOUTS:
+    """A preset, or a layout tmux printed: checksummed, or JSON (tmux 3.8, which checks it)."""
+    if layout in _LAYOUTS or is_json_layout(layout):
         return layout
     hint = f"Use one of {', '.join(_LAYOUTS)}, or a window_layout from list_windows."
     if layout in _MIRRORED:
