@@ -110,9 +110,7 @@ def split_args(direction: SplitDirection, size: str | None) -> list[str]:
 # Presets every tmux from 3.2a knows. tmux 3.3a crashes (the server exits) on
 # select-layout with an unknown name or a layout string whose checksum is not
 # four hex digits, so nothing else is let through.
-_LAYOUT_PRESETS = frozenset(
-    ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
-)
+LAYOUT_PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 _LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
 
 
@@ -133,10 +131,10 @@ def is_json_layout(layout: str) -> bool:
 
 def check_layout(layout: str) -> str:
     if not isinstance(layout, str) or not (
-        layout in _LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout) or is_json_layout(layout)
+        layout in LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout) or is_json_layout(layout)
     ):
         raise InvalidArgument(
-            f"layout {layout!r} is neither one of {sorted(_LAYOUT_PRESETS)} "
+            f"layout {layout!r} is neither one of {list(LAYOUT_PRESETS)} "
             "nor a layout string as tmux prints it (e.g. 'b25d,80x24,0,0,0', "
             "or JSON from tmux 3.8)"
         )

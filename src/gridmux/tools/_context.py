@@ -66,8 +66,21 @@ class ToolContext:
         """Refuse ``action`` when it would end the pane this MCP server runs in.
 
         ``pane_ids`` are all the panes the action would kill or respawn (a
-        window's, a session's, or every pane for kill_server).
+        window's, a session's, or every pane for kill_server). A server
+        addressed by default or by name is compared with the caller's socket
+        by name; when the caller's pane id is among ``pane_ids``, the server's
+        real socket path is asked for and compared as well. Call it in a
+        worker thread (it may query the backend).
         """
+        ids = list(pane_ids)
+        self._refuse_caller(server, ids, action)
+        if self.settings.caller_pane not in ids or server.socket_path is not None:
+            return
+        path = self.backend.server_info(server).socket_path
+        if path:
+            self._refuse_caller(ServerRef(socket_path=path), ids, action)
+
+    def _refuse_caller(self, server: ServerRef, pane_ids: list[str], action: str) -> None:
         for pane_id in pane_ids:
             if self.is_caller(server, pane_id):
                 raise tool_error(

@@ -19,7 +19,6 @@ from ._targets import check_id
 from ._tiers import CREATES, DESTROYS, RESETS, SETS, TYPES_INPUT, Tier, tool
 from .pane_control import require_live
 from .panes import pane_result
-from .servers import refuse_self_kill
 from .sessions import check_start_directory, parse_environment
 
 ExactPaneId = Annotated[str, Field(description="Exact pane id, e.g. '%3' (see list_panes).")]
@@ -97,7 +96,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 )
             directory = check_start_directory(start_directory)
             env = parse_environment(environment, suppress_history=suppress_persistent_history)
-            refuse_self_kill(ctx, server, [pane_id], f"respawn pane {pane_id}")
+            ctx.protect_caller(server, [pane_id], f"respawn pane {pane_id}")
             pane = ctx.resolve(server, pane_id)
             if not kill and not pane.dead:
                 raise InvalidArgument(
@@ -133,7 +132,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def kill() -> str:
             check_id("pane", pane_id)
-            refuse_self_kill(ctx, server, [pane_id], f"kill pane {pane_id}")
+            ctx.protect_caller(server, [pane_id], f"kill pane {pane_id}")
             ctx.resolve(server, pane_id)
             ctx.backend.kill_pane(server, pane_id)
             return pane_id

@@ -14,7 +14,6 @@ import logging
 import os
 import socket
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -64,24 +63,6 @@ def server_result(info: BackendServer, *, socket_name: str | None = None) -> Ser
         session_count=info.session_count,
         version=info.version,
     )
-
-
-def refuse_self_kill(
-    ctx: ToolContext, server: ServerRef, pane_ids: Iterable[str], action: str
-) -> None:
-    """``ctx.protect_caller``, also against the server's real socket (run in a worker).
-
-    A server addressed by default or by name is compared with the caller's
-    socket by name only; when the caller's pane id is among ``pane_ids`` the
-    server's own socket path is asked for and compared as well.
-    """
-    ids = list(pane_ids)
-    ctx.protect_caller(server, ids, action)
-    if ctx.settings.caller_pane not in ids or server.socket_path is not None:
-        return
-    path = ctx.backend.server_info(server).socket_path
-    if path:
-        ctx.protect_caller(ServerRef(socket_path=path), ids, action)
 
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
@@ -188,11 +169,11 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                     hint="Nothing to kill; list_servers shows the servers that run.",
                 )
             panes = ctx.backend.list_panes(server)
-            refuse_self_kill(ctx, server, [p.pane_id for p in panes], "kill the tmux server")
+            ctx.protect_caller(server, [p.pane_id for p in panes], "kill the tmux server")
             ctx.backend.kill_server(server)
             return f"Server killed: {info.socket_path}"
 
         return await ctx.call(kill)
 
 
-__all__ = ["accepts_connections", "refuse_self_kill", "register", "server_result"]
+__all__ = ["accepts_connections", "register", "server_result"]

@@ -25,7 +25,6 @@ from ._models import SessionInfo
 from ._params import Filters, SocketName, SocketPath
 from ._targets import check_id, resolve_session, resolve_target_session
 from ._tiers import CREATES, DESTROYS, READONLY, SETS, Tier, tool
-from .servers import refuse_self_kill
 
 #: Naming a session for a session or window tool (the pane tools' wording differs).
 SessionNameArg = Annotated[str | None, Field(description="Session name (exact match).")]
@@ -262,8 +261,8 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 ctx.backend, server, session_name=session_name, session_id=session_id
             )
             panes = ctx.backend.list_panes(server, session_id=session.session_id)
-            refuse_self_kill(
-                ctx, server, [p.pane_id for p in panes], f"kill session {session.session_name!r}"
+            ctx.protect_caller(
+                server, [p.pane_id for p in panes], f"kill session {session.session_name!r}"
             )
             ctx.backend.kill_session(server, session.session_id)
             return f"Session killed: {session.session_name}"

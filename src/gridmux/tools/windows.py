@@ -17,7 +17,7 @@ from pydantic import Field
 from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import ServerRef
 from gridmux.backend import WindowInfo as BackendWindow
-from gridmux.backend._arguments import is_json_layout
+from gridmux.backend._arguments import LAYOUT_PRESETS, is_json_layout
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from ._context import ToolContext, tool_error
@@ -33,7 +33,6 @@ from ._targets import (
 )
 from ._tiers import CREATES, DESTROYS, READONLY, SETS, Tier, tool
 from .panes import pane_result
-from .servers import refuse_self_kill
 from .sessions import (
     SessionIdArg,
     SessionNameArg,
@@ -51,7 +50,6 @@ SuppressHistory = Annotated[
     bool, Field(description="Keep the new shell from writing a history file.")
 ]
 
-_LAYOUTS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 _MIRRORED = ("main-horizontal-mirrored", "main-vertical-mirrored")
 _LAYOUT_STRING = re.compile(r"([0-9a-f]{4}),(\d+x\d+,\d+,\d+[0-9x,\[\]{}]*)")
 _SPLIT_SIZE = re.compile(r"(\d{1,5})(%?)")
@@ -83,9 +81,9 @@ def layout_checksum(body: str) -> int:
 
 def check_layout(layout: str) -> str:
     """A preset, or a layout tmux printed: checksummed, or JSON (tmux 3.8, which checks it)."""
-    if layout in _LAYOUTS or is_json_layout(layout):
+    if layout in LAYOUT_PRESETS or is_json_layout(layout):
         return layout
-    hint = f"Use one of {', '.join(_LAYOUTS)}, or a window_layout from list_windows."
+    hint = f"Use one of {', '.join(LAYOUT_PRESETS)}, or a window_layout from list_windows."
     if layout in _MIRRORED:
         raise InvalidArgument(f"layout {layout!r} is not supported here", hint=hint)
     match = _LAYOUT_STRING.fullmatch(layout)
@@ -446,7 +444,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             panes = [p for p in ctx.backend.list_panes(server) if p.window_id == window_id]
             if not panes:
                 raise NotFound(f"no window {window_id} on this tmux server")
-            refuse_self_kill(ctx, server, [p.pane_id for p in panes], f"kill window {window_id}")
+            ctx.protect_caller(server, [p.pane_id for p in panes], f"kill window {window_id}")
             ctx.backend.kill_window(server, window_id)
             return f"Window killed: {window_id}"
 
