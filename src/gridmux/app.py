@@ -64,9 +64,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"gridmux {version('gridmux')}")
         return
     settings = Settings.from_sources(args, os.environ)
+    backend = load_backend(settings)
     try:
-        server = create_server(load_backend(settings), settings)
+        server = create_server(backend, settings)
     except ValueError as exc:  # a setting that only proves bad at start-up (audit log)
         raise SystemExit(f"gridmux: {exc}") from None
     log_to_stderr()
-    serve(server, settings)
+    try:
+        serve(server, settings)
+    finally:
+        close = getattr(backend, "close", None)  # the real backend's control clients
+        if callable(close):
+            close()

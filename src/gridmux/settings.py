@@ -27,6 +27,7 @@ class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     audit_log: str | None = None
+    control_mode: bool = True
 
     @classmethod
     def from_sources(cls, argv: Sequence[str], env: Mapping[str, str]) -> Settings:
@@ -52,6 +53,9 @@ class Settings:
             sim_version=args.sim_version or env.get("GRIDMUX_SIM_VERSION", "3.3a"),
             safety=_safety(parser, args.safety or env.get("GRIDMUX_SAFETY") or "mutating"),
             audit_log=args.audit_log or env.get("GRIDMUX_AUDIT_LOG") or None,
+            control_mode=control_mode_setting(
+                parser, args.control_mode or env.get("GRIDMUX_CONTROL_MODE") or "on"
+            ),
             transport=transport,
             host=host,
             port=port,
@@ -112,6 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
             "default: the gridmux.audit logger, on stderr)"
         ),
     )
+    parser.add_argument(
+        "--control-mode",
+        choices=("on", "off"),
+        default=None,
+        help=(
+            "on (default): send tmux commands over one persistent control-mode client per "
+            "server; off: one tmux process per command (env GRIDMUX_CONTROL_MODE)"
+        ),
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -124,6 +137,13 @@ def _safety(parser: argparse.ArgumentParser, text: str) -> str:
             "(choose readonly, mutating or destructive)"
         )
     return text
+
+
+def control_mode_setting(parser: argparse.ArgumentParser, text: str) -> bool:
+    """``on``/``off`` as a bool, else a start-up error (the env var is not checked by argparse)."""
+    if text not in ("on", "off"):
+        parser.error(f"GRIDMUX_CONTROL_MODE: expected 'on' or 'off', not {text!r}")
+    return text == "on"
 
 
 def is_loopback(host: str) -> bool:

@@ -162,9 +162,16 @@ def tmux_server(tmux_bin: str, isolated_env: Path) -> Iterator[ServerRef]:
         Path(socket).unlink(missing_ok=True)
 
 
+def control_mode() -> bool:
+    """Whether this run uses the control-mode channel (``GRIDMUX_CONTROL_MODE``, default on)."""
+    return os.environ.get("GRIDMUX_CONTROL_MODE", "on") != "off"
+
+
 @pytest.fixture
-def backend(tmux_bin: str) -> LibtmuxBackend:
-    return LibtmuxBackend(tmux_bin, command_timeout=10.0)
+def backend(tmux_bin: str) -> Iterator[LibtmuxBackend]:
+    real = LibtmuxBackend(tmux_bin, command_timeout=10.0, control_mode=control_mode())
+    yield real
+    real.close()
 
 
 @pytest.fixture

@@ -14,4 +14,5 @@ def libtmux_backend(settings: object) -> TmuxBackend:
             socket_name=getattr(settings, "socket_name", None),
             socket_path=getattr(settings, "socket_path", None),
         ),
+        control_mode=getattr(settings, "control_mode", True),
     )

@@ -13,7 +13,10 @@ the call. One ``list-*`` call per listing, no per-object follow-ups.
 
 from __future__ import annotations
 
+import re
 import secrets
+from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ._types import BufferInfo, PaneInfo, PaneState, SessionInfo, WindowInfo
@@ -192,15 +195,41 @@ SESSION_FIELDS = (
     "pane_id",
     "session_group",
 )
+#: ``list-clients -F``: which session each client is attached to, one line each.
+CLIENT_SESSION_FORMAT = "#{client_pid}:#{session_id}"
+_CLIENT_LINE = re.compile(rb"^(\d+):(\$\d+)\n", re.MULTILINE)
 
 
-def parse_sessions(data: bytes, fmt: RecordFormat) -> list[SessionInfo]:
+def split_clients(data: bytes) -> tuple[list[tuple[int, str]], bytes]:
+    """``list-clients`` lines (``CLIENT_SESSION_FORMAT``) off the front of ``data``.
+
+    A session record starts with its id (``$N``), never with a digit, so the
+    client lines end where the first record begins.
+    """
+    clients: list[tuple[int, str]] = []
+    at = 0
+    while (match := _CLIENT_LINE.match(data, at)) is not None:
+        clients.append((int(match.group(1)), match.group(2).decode()))
+        at = match.end()
+    return clients, data[at:]
+
+
+def parse_sessions(
+    data: bytes, fmt: RecordFormat, hidden_clients: Collection[int] = ()
+) -> list[SessionInfo]:
+    """Sessions from ``list-clients ; list-sessions`` output.
+
+    ``hidden_clients``: pids of our own control clients, which are attached
+    but must not count as anyone looking at the session.
+    """
+    clients, data = split_clients(data)
+    ours = Counter(session for pid, session in clients if pid in hidden_clients)
     return [
         SessionInfo(
             session_id=r["session_id"],
             session_name=r["session_name"],
             window_count=_int(r["session_windows"]),
-            attached=_int(r["session_attached"]),
+            attached=_int(r["session_attached"]) - ours[r["session_id"]],
             created=_int(r["session_created"]),
             active_pane_id=_opt_text(r["pane_id"]),
             group=_opt_text(r["session_group"]),

@@ -1,8 +1,9 @@
-"""The real backend: tmux itself, one subprocess per operation.
+"""The real backend: tmux itself, one command list per operation.
 
-Every call is one tmux invocation built and run by ``_runner.TmuxRunner``
+Every call is one tmux command list built and run by ``_runner.TmuxRunner``
 (argv lists, ``-u``, ``-L``/``-S``, a deadline, error translation in one
-place), with our own formats from ``_formats``. The operations are grouped by
+place), over a persistent control-mode client (``_channels``) or as one
+subprocess, with our own formats from ``_formats``. The operations are grouped by
 concern: ``_reads.ReadOperations`` (discovery, state, snapshots, settings),
 ``_objects.ObjectOperations`` (sessions, windows, panes) and, here, input,
 content, options, environment, buffers and wait-for channels.
@@ -20,7 +21,7 @@ from gridmux.errors import InvalidArgument, PaneDead
 from ._arguments import check_env_name, check_id, check_name, scope_args
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
-from ._runner import Command, TmuxRunner, command_quote, decode, format_literal
+from ._runner import Command, TmuxRunner, command_quote, decode, format_literal, pane_condition
 from ._types import OptionScope, ServerRef
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
@@ -33,8 +34,10 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
     ``tmux_bin``: the executable; looked up on ``PATH`` at first use when None
     (``TmuxUnavailable`` if there is none). ``default_server``: the server the
     wiring layer should address when the user names none. ``command_timeout``:
-    seconds any tmux subprocess may take (``TmuxTimeout`` after), except
-    ``wait_for``, which runs as long as its own ``timeout``.
+    seconds any tmux command may take (``TmuxTimeout`` after), except
+    ``wait_for``, which runs as long as its own ``timeout``. ``control_mode``:
+    carry commands over one persistent control-mode client per server
+    (``_channels``) instead of a subprocess each; ``close()`` stops them.
     """
 
     def __init__(
@@ -43,9 +46,20 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
         *,
         default_server: ServerRef = ServerRef(),  # noqa: B008 - a frozen value
         command_timeout: float = 10.0,
+        control_mode: bool = True,
     ) -> None:
         self.default_server = default_server
-        self._runner = TmuxRunner(tmux_bin, command_timeout=command_timeout)
+        self._runner = TmuxRunner(
+            tmux_bin, command_timeout=command_timeout, control_mode=control_mode
+        )
+
+    def close(self) -> None:
+        """Stop the control-mode clients; later calls start them again."""
+        self._runner.close()
+
+    @property
+    def control_mode(self) -> bool:
+        return self._runner.channels is not None
 
     @property
     def command_timeout(self) -> float:
@@ -160,7 +174,8 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
         # tmux 3.3a's server crashes on paste-buffer into a dead pane, so the
         # pane is tested inside the same command and the paste skipped.
         dead = f"display-message -p {_DEAD_MARK}"
-        command = ["if-shell", "-F", "-t", pane_id, "#{pane_dead}", dead, " ".join(paste)]
+        condition = pane_condition(pane_id, "#{pane_dead}", missing=False)
+        command = ["if-shell", "-F", "-t", pane_id, condition, dead, " ".join(paste)]
         what = f"paste buffer {name!r} into pane {pane_id}"
         if _DEAD_MARK in decode(self._run(server, [command], what)):
             raise PaneDead(f"cannot {what}: the pane's program has exited")

@@ -27,7 +27,7 @@ from ._arguments import (
     tmux_release,
 )
 from ._formats import RecordFormat
-from ._runner import UsesRunner, decode, format_literal
+from ._runner import UsesRunner, decode, format_literal, pane_condition
 from ._types import (
     PaneDirection,
     PaneInfo,
@@ -193,8 +193,14 @@ class ObjectOperations(UsesRunner):
             return
         # resize-pane -Z toggles; if-shell -F tests the flag inside tmux, in this call.
         toggle = f"resize-pane -Z -t {pane_id}"
-        branches = ["", toggle] if zoom else [toggle, ""]
-        command = ["if-shell", "-F", "-t", pane_id, "#{window_zoomed_flag}", *branches]
+        # A missing pane must reach the branch with the toggle, which fails.
+        if zoom:
+            condition = pane_condition(pane_id, "#{window_zoomed_flag}", missing=False)
+            branches = ["", toggle]
+        else:
+            condition = pane_condition(pane_id, "#{window_zoomed_flag}", missing=True)
+            branches = [toggle, ""]
+        command = ["if-shell", "-F", "-t", pane_id, condition, *branches]
         self._run(server, [command], what)
 
     def resize_window(

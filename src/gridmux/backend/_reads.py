@@ -70,11 +70,22 @@ class ReadOperations(UsesRunner):
 
     def list_sessions(self, server: ServerRef) -> list[SessionInfo]:
         what, fmt = "list sessions", RecordFormat(formats.SESSION_FIELDS)
+        # The clients come along, in the same list, only to leave our own
+        # control clients out of the attached counts.
+        commands = [
+            ["list-clients", "-F", formats.CLIENT_SESSION_FORMAT],
+            ["list-sessions", "-F", fmt.template],
+        ]
         try:
-            out = self._run(server, [["list-sessions", "-F", fmt.template]], what)
+            out = self._run(server, commands, what)
         except ServerNotRunning:
             return []
-        return parsed(what, lambda: formats.parse_sessions(out, fmt))
+        except TmuxFailure as exc:
+            if _NO_CURRENT_TARGET not in str(exc):  # list-clients, in a server without sessions
+                raise
+            return []
+        hidden = self._runner.channels.client_pids() if self._runner.channels else ()
+        return parsed(what, lambda: formats.parse_sessions(out, fmt, hidden))
 
     def list_windows(self, server: ServerRef, session_id: str | None = None) -> list[WindowInfo]:
         fmt = RecordFormat(formats.WINDOW_FIELDS)

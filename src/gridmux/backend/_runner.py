@@ -27,10 +27,14 @@ import re
 import shutil
 import subprocess
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gridmux.errors import NotFound, TmuxFailure, TmuxTimeout, TmuxUnavailable
 
 from ._types import ServerRef
+
+if TYPE_CHECKING:
+    from ._channels import ChannelPool
 
 #: One tmux command: its name followed by its arguments.
 Command = Sequence[str]
@@ -81,6 +85,19 @@ def command_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def pane_condition(pane_id: str, flag: str, *, missing: bool) -> str:
+    """An ``if-shell -F -t pane_id`` condition: ``flag`` of that pane, ``missing`` if none.
+
+    When the target pane does not exist, if-shell expands its condition for
+    the client's current pane instead: nothing for a one-off tmux process,
+    but a real pane for a control client. Comparing ``#{pane_id}`` sends a
+    missing pane to the branch chosen here (the one whose command fails).
+    """
+    if missing:
+        return f"#{{||:#{{!=:#{{pane_id}},{pane_id}}},{flag}}}"
+    return f"#{{&&:#{{==:#{{pane_id}},{pane_id}}},{flag}}}"
+
+
 def describe_server(server: ServerRef) -> str:
     if server.socket_path is not None:
         return f"tmux server at socket {server.socket_path}"
@@ -101,14 +118,35 @@ def default_socket_path(server: ServerRef) -> str:
 
 
 class TmuxRunner:
-    """Builds argv for one tmux server and runs it with a deadline."""
+    """Builds argv for one tmux server and runs it with a deadline.
 
-    def __init__(self, tmux_bin: str | None = None, *, command_timeout: float = 10.0) -> None:
+    With ``control_mode`` the commands go over one persistent control-mode
+    client per server (``_control``) when they can; the rest, and everything
+    when no client can attach, run as one subprocess each.
+    """
+
+    def __init__(
+        self,
+        tmux_bin: str | None = None,
+        *,
+        command_timeout: float = 10.0,
+        control_mode: bool = False,
+    ) -> None:
         if command_timeout <= 0:
             raise ValueError("command_timeout must be positive")
         self._configured_bin = tmux_bin
         self._resolved_bin: str | None = None
         self.command_timeout = command_timeout
+        self.channels: ChannelPool | None = None
+        if control_mode:
+            from ._channels import ChannelPool  # noqa: PLC0415 - it imports this module
+
+            self.channels = ChannelPool(self)
+
+    def close(self) -> None:
+        """Stop the control-mode clients (the runner stays usable)."""
+        if self.channels is not None:
+            self.channels.close()
 
     @property
     def tmux_bin(self) -> str:
@@ -123,15 +161,20 @@ class TmuxRunner:
                 self._resolved_bin = found
         return self._resolved_bin
 
-    def argv(self, server: ServerRef, commands: Sequence[Command]) -> list[str]:
-        """``tmux -u [-S path | -L name] cmd1 ; cmd2 …`` as a list."""
-        if not commands:
-            raise ValueError("at least one tmux command is required")
+    def client_argv(self, server: ServerRef) -> list[str]:
+        """``tmux -u [-S path | -L name]``: a client of ``server``."""
         argv = [self.tmux_bin, "-u"]
         if server.socket_path is not None:
             argv += ["-S", server.socket_path]
         elif server.socket_name is not None:
             argv += ["-L", server.socket_name]
+        return argv
+
+    def argv(self, server: ServerRef, commands: Sequence[Command]) -> list[str]:
+        """``tmux -u [-S path | -L name] cmd1 ; cmd2 …`` as a list."""
+        if not commands:
+            raise ValueError("at least one tmux command is required")
+        argv = self.client_argv(server)
         for index, command in enumerate(commands):
             if not command:
                 raise ValueError("empty tmux command")
@@ -155,6 +198,10 @@ class TmuxRunner:
         error message starts with it. After ``command_timeout`` the child is
         killed and reaped and ``TmuxTimeout`` raised.
         """
+        if self.channels is not None and stdin is None:
+            stdout = self.channels.run(server, commands, what)
+            if stdout is not None:
+                return stdout
         proc = self._start(server, commands, what, with_stdin=stdin is not None)
         try:
             stdout, stderr = proc.communicate(stdin, timeout=self.command_timeout)
@@ -167,7 +214,10 @@ class TmuxRunner:
         except BaseException:
             _reap(proc)
             raise
-        return _checked(server, what, proc.returncode, stdout, stderr)
+        out = _checked(server, what, proc.returncode, stdout, stderr)
+        if self.channels is not None and any(command[0] == "new-session" for command in commands):
+            self.channels.session_created(server)
+        return out
 
     def wait_channel(self, server: ServerRef, channel: str, timeout: float, *, what: str) -> bool:
         """``wait-for channel``: True once signalled, False when ``timeout`` passes first.

@@ -1,0 +1,292 @@
+"""A persistent tmux control-mode client: tmux commands without a process each.
+
+One ``tmux -C attach-session -f no-output,ignore-size`` client per tmux
+server carries the backend's commands. ``no-output`` is set at attach time
+(turning it on later can stall tmux before 3.7 when pane output is queued),
+``ignore-size`` keeps the client out of every window-size calculation, and
+the client never sets a size of its own, so nothing users see changes.
+
+A request is one command line (the command list, kept atomic) plus a sentinel
+line; ``_control_syntax`` builds them and splits the reply. Requests are
+serialized by a lock: tmux runs one client's lines in order anyway.
+
+The channel reports a request it could not deliver by returning ``None``,
+and the caller runs it as a subprocess instead. That is only done when tmux
+provably did not run the line (no block of ours came back); a client lost
+part-way through a reply is an error, never a silent retry.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import selectors
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._control_syntax import (
+    Guard,
+    ProtocolError,
+    find_token_block,
+    parse_segment,
+    request_lines,
+)
+from ._runner import Command
+
+_READ_SIZE = 1 << 16
+#: Longer lines go as a subprocess (argv has room; a control line is buffered whole).
+MAX_LINE_BYTES = 1 << 18
+#: After a failed attach, wait this long before trying again (unless told to).
+RETRY_AFTER = 1.0
+#: Words in an attach error meaning this tmux cannot do it at all.
+_UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
+
+
+class ControlTimeout(Exception):
+    """tmux did not finish a request in time; the client has been stopped."""
+
+
+class ControlBroken(Exception):
+    """The client ended in the middle of a reply: the command may have run in part."""
+
+
+@dataclass(frozen=True, slots=True)
+class ControlReply:
+    stdout: bytes
+    error: str | None  # tmux's message when a command failed (the rest did not run)
+
+
+class ControlChannel:
+    """One ``tmux -C`` client process and the state of its output stream."""
+
+    def __init__(self, argv: Sequence[str], *, timeout: float) -> None:
+        self._argv = list(argv)
+        self._timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = bytearray()
+        self._prefix = "gmx" + secrets.token_hex(12)
+        self._serial = 0
+        self._own_flags = b"1"
+        self._lock = threading.Lock()
+        self._retry_at = 0.0
+        self.disabled = False
+
+    # -- lifecycle -----------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    def allow_retry(self) -> None:
+        """Let the next request try to attach at once (a session now exists)."""
+        self._retry_at = 0.0
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def _alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _connect(self) -> bool:
+        if self.disabled or time.monotonic() < self._retry_at:
+            return False
+        env = {key: value for key, value in os.environ.items() if key != "TMUX"}
+        try:
+            self._proc = subprocess.Popen(
+                self._argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+        except OSError:
+            self.disabled = True
+            return False
+        self._buffer.clear()
+        try:
+            attached = self._await_attach()
+        except ControlTimeout:
+            attached = False
+        if not attached:
+            text = bytes(self._buffer).decode(errors="replace")
+            self.disabled = any(word in text for word in _UNSUPPORTED)
+            self._stop()
+            self._retry_at = time.monotonic() + RETRY_AFTER
+            return False
+        return True
+
+    def _await_attach(self) -> bool:
+        """Read until tmux reports the client attached (True) or gone (False).
+
+        tmux may run lines we send before the attach command itself, so a
+        reply proves nothing; ``%session-changed`` is printed once the client
+        is attached. The attach command's own block (flags 0) is dropped; the
+        flags of our first reply are learnt then.
+        """
+        while True:
+            at = self._buffer.find(b"%session-changed ")
+            if at == 0 or (at > 0 and self._buffer[at - 1] == 10):
+                end = self._buffer.find(b"\n", at)
+                if end >= 0:
+                    break
+            if not self._read_more(time.monotonic() + self._timeout):
+                return False
+        token = self._token()
+        lines = self._exchange(f"display-message -p {token}\n".encode(), token)
+        if lines is None:
+            return False
+        begin = Guard.parse(lines[-1])
+        self._own_flags = begin.flags if begin is not None else b"1"
+        return True
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+
+    def _token(self) -> str:
+        self._serial += 1
+        return f"{self._prefix}x{self._serial}"
+
+    # -- requests --------------------------------------------------------------
+    def request(self, commands: Sequence[Command]) -> ControlReply | None:
+        """Run ``commands`` as one list; None when tmux did not run them."""
+        markers = [self._token() for _ in commands[1:]]
+        sentinel = self._token()
+        data = request_lines(commands, markers, sentinel)
+        if len(data) > MAX_LINE_BYTES:
+            return None
+        with self._lock:
+            # A client found dead is replaced once; if the new one cannot
+            # take the line either, the caller runs it as a subprocess.
+            for _attempt in range(2):
+                if b"%exit" in self._buffer or not self._alive():
+                    self._stop()
+                    if not self._connect():
+                        return None
+                try:
+                    lines = self._exchange(data, sentinel)
+                except ControlTimeout:
+                    self._stop()
+                    raise
+                except ProtocolError as exc:
+                    self._stop()
+                    raise ControlBroken(str(exc)) from exc
+                if lines is not None:
+                    try:
+                        return self._reply(lines[:-1], markers)
+                    except ProtocolError as exc:
+                        self._stop()
+                        raise ControlBroken(str(exc)) from exc
+                reply = self._lost(markers, commands)
+                if reply is not None:
+                    return reply
+            return None
+
+    def _lost(self, markers: list[str], commands: Sequence[Command]) -> ControlReply | None:
+        """The client ended before the sentinel. None if our line never ran."""
+        lines = bytes(self._buffer).split(b"\n")[:-1]  # drop a partial last line
+        self._stop()
+        ran = any(
+            (guard := Guard.parse(line)) is not None
+            and guard.kind == "begin"
+            and guard.flags == self._own_flags
+            for line in lines
+        )
+        if not ran:
+            return None
+        try:
+            return self._reply(lines, markers)
+        except ProtocolError:
+            names = " ; ".join(command[0] for command in commands)
+            raise ControlBroken(
+                f"the tmux control client ended while running {names}; it may have run in part"
+            ) from None
+
+    def _reply(self, lines: list[bytes], markers: list[str]) -> ControlReply:
+        """Split the reply by its markers and gather output and error."""
+        bounds: list[tuple[int, int]] = []
+        start = 0
+        for token in markers:
+            found = find_token_block(lines, token.encode(), start)
+            if found is None:
+                break
+            bounds.append((start, found - 1))
+            start = found + 2
+        bounds.append((start, len(lines)))
+        output: list[bytes] = []
+        for low, high in bounds:
+            segment = parse_segment(lines[low:high], self._own_flags)
+            output += segment.output
+            if segment.error is not None:
+                message = b"\n".join(segment.error).decode("utf-8", errors="replace")
+                return ControlReply(stdout=_joined(output), error=message)
+        if len(bounds) != len(markers) + 1:
+            raise ProtocolError("a command list stopped without an error")
+        return ControlReply(stdout=_joined(output), error=None)
+
+    def _exchange(self, data: bytes, sentinel: str) -> list[bytes] | None:
+        """Write ``data``; read through the sentinel's block.
+
+        Returns the lines before the sentinel's ``%begin`` plus that line, or
+        None when the client's output ended first (what came is left in the
+        buffer). Lines after the sentinel block stay buffered.
+        """
+        proc = self._proc
+        assert proc is not None
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # the read below sees the end of output
+        deadline = time.monotonic() + self._timeout
+        needle = b"\n" + sentinel.encode() + b"\n"
+        scan = 0
+        while True:
+            found = self._buffer.find(needle, scan)
+            if found >= 0:
+                end_line = self._buffer.find(b"\n", found + len(needle))
+                if end_line >= 0:
+                    return self._take(found, end_line, sentinel)
+            else:
+                scan = max(0, len(self._buffer) - len(needle))
+            if not self._read_more(deadline):
+                return None
+
+    def _read_more(self, deadline: float) -> bool:
+        """Append what the client printed next; False at the end of its output."""
+        proc = self._proc
+        assert proc is not None
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(remaining):
+                raise ControlTimeout(f"no answer within {self._timeout:g}s")
+        chunk = os.read(fd, _READ_SIZE)
+        self._buffer += chunk
+        return bool(chunk)
+
+    def _take(self, found: int, end_line: int, sentinel: str) -> list[bytes]:
+        head = bytes(self._buffer[:found])
+        block = bytes(self._buffer[found + 1 : end_line]).split(b"\n")
+        del self._buffer[: end_line + 1]
+        lines = head.split(b"\n")
+        begin = Guard.parse(lines[-1])
+        end = Guard.parse(block[1]) if len(block) == 2 else None
+        if begin is None or end is None or block[0] != sentinel.encode() or not end.closes(begin):
+            raise ProtocolError("the request's closing block is malformed")
+        return lines
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    return b"".join(line + b"\n" for line in lines)

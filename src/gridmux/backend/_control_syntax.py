@@ -1,0 +1,174 @@
+"""The text of control mode: command lines we write, reply blocks tmux prints.
+
+A control-mode client (``tmux -C``) sends tmux one command *line* at a time,
+parsed by tmux's command parser like a line of a config file, and tmux answers
+every command it runs with a block::
+
+    %begin <time> <number> <flags>
+    ... output lines ...
+    %end <time> <number> <flags>        (or %error ... when the command failed)
+
+Lines outside a block starting with ``%`` are notifications. Command output
+is printed raw inside a block, so pane text can hold lines that look exactly
+like guard lines. This module keeps that from confusing us: every command
+list we send is followed, on the same line, by marker commands that print a
+random token no pane can know, and the request ends with a separate sentinel
+line. Marker and sentinel blocks split the reply into one segment per command
+with certainty; only inside a segment are guard lines parsed, and there a
+block ends at the first guard line with its own time, number and flags that
+is followed by the segment's end or another block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._runner import Command
+
+# Words the parser takes literally without quotes (no #, %, {, }, ~, $ ...).
+_BARE = re.compile(r"^[A-Za-z0-9_./:@,+=-]+$")
+_GUARD = re.compile(rb"^%(begin|end|error) (\d+) (\d+) (\d+)$")
+
+
+def quote_word(arg: str) -> str:
+    """``arg`` as one literal word of a tmux command line.
+
+    Single quotes take everything literally; double quotes are used when the
+    word holds a quote or a control character, with ``\\``, ``"`` and ``$``
+    escaped and control characters written as octal escapes (tmux 3.0+).
+    """
+    if _BARE.match(arg):
+        return arg
+    if "'" not in arg and not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in arg):
+        return "'" + arg + "'"
+    out = ['"']
+    for ch in arg:
+        if ch in '\\"$':
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def command_text(command: Command) -> str:
+    if not command:
+        raise ValueError("empty tmux command")
+    return " ".join(quote_word(arg) for arg in command)
+
+
+def marker_command(token: str) -> str:
+    """A command whose whole output is the line ``token``."""
+    return f"display-message -p {token}"
+
+
+def request_lines(commands: Sequence[Command], markers: Sequence[str], sentinel: str) -> bytes:
+    """The bytes to send: ``c1 ; m1 ; c2 ; m2 ; … ; cN`` then the sentinel line.
+
+    ``markers`` has one token per command but the last. The list stays one
+    line, so tmux runs it as one command list, back-to-back.
+    """
+    if not commands:
+        raise ValueError("at least one tmux command is required")
+    if len(markers) != len(commands) - 1:
+        raise ValueError("one marker between each pair of commands")
+    parts = [command_text(commands[0])]
+    for command, token in zip(commands[1:], markers, strict=True):
+        parts += [marker_command(token), command_text(command)]
+    line = " ; ".join(parts) + "\n" + marker_command(sentinel) + "\n"
+    return line.encode("utf-8", errors="surrogateescape")
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    kind: str  # "begin", "end" or "error"
+    time: bytes
+    number: bytes
+    flags: bytes
+
+    @classmethod
+    def parse(cls, line: bytes) -> Guard | None:
+        match = _GUARD.match(line)
+        if match is None:
+            return None
+        kind, time, number, flags = match.groups()
+        return cls(kind.decode(), time, number, flags)
+
+    def closes(self, begin: Guard) -> bool:
+        return self.kind != "begin" and (self.time, self.number, self.flags) == (
+            begin.time,
+            begin.number,
+            begin.flags,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """What one command of a request printed: its blocks' output, its error."""
+
+    output: list[bytes]
+    error: list[bytes] | None  # the %error block's lines, when a command failed
+
+
+class ProtocolError(Exception):
+    """The control client printed something this parser cannot place."""
+
+
+def find_token_block(lines: Sequence[bytes], token: bytes, start: int = 0) -> int | None:
+    """Index of the ``token`` line of a ``%begin / token / %end`` block, or None."""
+    for index in range(max(start, 1), len(lines) - 1):
+        if lines[index] != token:
+            continue
+        begin, end = Guard.parse(lines[index - 1]), Guard.parse(lines[index + 1])
+        if begin is not None and end is not None and begin.kind == "begin" and end.closes(begin):
+            return index
+    return None
+
+
+def parse_segment(lines: Sequence[bytes], own_flags: bytes) -> Segment:
+    """The blocks of one command (its own, then any it caused: if-shell, hooks).
+
+    Notification lines between blocks are skipped, and so are blocks before
+    the first one with ``own_flags`` (the flags tmux gives commands this
+    client sent): output of hooks that ran on the client's behalf before it.
+    """
+    output: list[bytes] = []
+    error: list[bytes] | None = None
+    index, count = 0, len(lines)
+    started = False
+    while index < count:
+        begin = Guard.parse(lines[index])
+        if begin is None or begin.kind != "begin":
+            if lines[index].startswith(b"%"):
+                index += 1  # a notification
+                continue
+            raise ProtocolError(f"text outside a reply block: {lines[index][:80]!r}")
+        close = _block_end(lines, index, begin)
+        started = started or begin.flags == own_flags
+        if started:
+            body = list(lines[index + 1 : close])
+            if lines[close].startswith(b"%error"):
+                error = body if error is None else error
+            else:
+                output += body
+        index = close + 1
+    if not started:
+        raise ProtocolError("a command of the list has no reply block")
+    return Segment(output=output, error=error)
+
+
+def _block_end(lines: Sequence[bytes], begin_at: int, begin: Guard) -> int:
+    candidates = [
+        at
+        for at in range(begin_at + 1, len(lines))
+        if (guard := Guard.parse(lines[at])) is not None and guard.closes(begin)
+    ]
+    for at in candidates:
+        after = lines[at + 1] if at + 1 < len(lines) else None
+        if after is None or after.startswith(b"%"):
+            return at
+    raise ProtocolError(f"reply block {begin.number.decode()} has no end")
