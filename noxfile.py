@@ -69,7 +69,7 @@ def lint(session: nox.Session) -> None:
 def types(session: nox.Session) -> None:
     """mypy --strict over src, sim, tests, scripts and this file."""
     install(session, "test,types")
-    session.run("mypy", "--strict", "src", "sim", "tests", "scripts", "noxfile.py")
+    session.run("mypy", "--strict", "src", "sim", "tests", "scripts", "bench", "noxfile.py")
 
 
 @nox.session(python=PYTHONS)
@@ -116,10 +116,15 @@ def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
 
 
 @nox.session(python=PYTHON)
+@nox.parametrize("control", ["on", "off"])
 @nox.parametrize("tmux", TMUX_VERSIONS)
-def integration(session: nox.Session, tmux: str) -> None:
-    """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME)."""
-    env = use_tmux(session, tmux)
+def integration(session: nox.Session, tmux: str, control: str) -> None:
+    """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME).
+
+    ``control``: the backend's control-mode channel on, or forced off (one
+    tmux process per command); the suite must pass both ways.
+    """
+    env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
     install(session, "test")
     install_inspector(session)
     session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs, env=env)
@@ -206,3 +211,39 @@ def install_inspector(session: nox.Session) -> None:
     with session.chdir(INSPECTOR):
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     stamp.write_text(want)
+
+
+#: The predecessor the benchmark runs beside gridmux, pinned (its PyPI releases are alphas).
+PREDECESSOR = "libtmux-mcp==0.1.0a22"
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """gridmux beside libtmux-mcp (pinned), both over real MCP stdio clients: docs/bench.md.
+
+    Both servers are installed into this session's venv and started as
+    subprocesses against one private tmux server. Arguments after ``--`` go to
+    ``python -m bench.run`` (``--quick`` for a smoke run that writes
+    .cache/bench/bench-quick.md instead, ``--both-modes`` for gridmux with
+    GRIDMUX_CONTROL_MODE off and on, ``--check`` to fail on a missed target),
+    except ``--tmux VERSION``: run on that tmux release (scripts/provision_tmux.py)
+    instead of the tmux on PATH.
+    """
+    args = list(session.posargs)
+    env: dict[str, str] = {}
+    if "--tmux" in args:
+        at = args.index("--tmux")
+        if at + 1 == len(args):
+            session.error("--tmux needs a version, e.g. -- --tmux 3.5a")
+        version = args[at + 1]
+        del args[at : at + 2]
+        cache = Path(os.environ.get("GRIDMUX_TMUX_CACHE", provision_tmux.DEFAULT_CACHE))
+        try:
+            found = provision_tmux.provision(version, cache.resolve())
+        except provision_tmux.Unavailable as exc:
+            session.error(f"tmux {version} could not be obtained: {exc}")
+        session.log(f"tmux {version}: {found.bin_dir} ({found.source})")
+        path = os.pathsep.join([session.bin, str(found.bin_dir), os.environ.get("PATH", "")])
+        env = {"PATH": path}
+    session.install("-e", ".", PREDECESSOR)
+    session.run("python", "-m", "bench.run", *args, env=env)

@@ -86,10 +86,11 @@ def test_inspector_drives_a_pane_with_a_capture_since_round_trip(
         rows = backend.snapshot(tmux_server, pane).rows
         return "\n".join(rows).rstrip()
 
-    # Distinct rows above the prompt, so the cursor's context is unambiguous.
-    for i in range(12):
-        backend.send_keys(tmux_server, pane, f"echo warmup {i}", literal=False, enter=True)
-    wait_until(lambda: screen().endswith("warmup 11\n$"), what="the warm-up output")
+    # Distinct rows above the prompt, so the cursor's context is unambiguous;
+    # one command prints them all (keys typed ahead would share rows).
+    loop = "i=0; while [ $i -lt 12 ]; do echo warmup $i; i=$((i+1)); done"
+    backend.send_keys(tmux_server, pane, loop, literal=True, enter=True)
+    wait_until(lambda: screen().endswith("\nwarmup 11\n$"), what="the warm-up output")
 
     listed = call(tmux_server, "list_sessions")
     assert listed["isError"] is False

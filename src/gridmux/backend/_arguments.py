@@ -9,6 +9,7 @@ verbatim; ``-e`` values are taken as they are.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -82,9 +83,23 @@ def size_args(width: int | None, height: int | None) -> list[str]:
     return args
 
 
-def spawn_args(start_directory: str | None, environment: Mapping[str, str] | None) -> list[str]:
-    """``-c`` (format-expanded by tmux, so escaped) and ``-e`` (taken verbatim)."""
+def spawn_args(
+    start_directory: str | None,
+    environment: Mapping[str, str] | None,
+    *,
+    here_by_default: bool = True,
+) -> list[str]:
+    """``-c`` (format-expanded by tmux, so escaped) and ``-e`` (taken verbatim).
+
+    With no ``start_directory`` a new pane starts in this process's working
+    directory, as tmux does for a one-off tmux process; a control client would
+    otherwise hand it the session's directory. ``here_by_default=False`` (for
+    respawn) leaves the pane's own directory.
+    """
     args: list[str] = []
+    if start_directory is None and here_by_default:
+        with contextlib.suppress(OSError):
+            start_directory = os.getcwd()
     if start_directory is not None:
         args += ["-c", format_literal(check_name("start_directory", start_directory))]
     for name, value in (environment or {}).items():

@@ -24,7 +24,7 @@ import selectors
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._control_syntax import (
@@ -47,6 +47,10 @@ _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 
 class ControlTimeout(Exception):
     """tmux did not finish a request in time; the client has been stopped."""
+
+
+class ControlFailed(Exception):
+    """tmux answered a wait with an error (its message is the argument)."""
 
 
 class ControlBroken(Exception):
@@ -190,6 +194,41 @@ class ControlChannel:
                     return reply
             return None
 
+    def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> bool | None:
+        """``wait-for name`` on this client: True once signalled, False after ``timeout``.
+
+        None when tmux did not run it (the caller uses a subprocess). At the
+        deadline ``release`` must signal the channel from elsewhere; that wakes
+        this client's wait, which tmux then answers.
+        """
+        sentinel = self._token()
+        data = request_lines([["wait-for", name]], [], sentinel)
+        with self._lock:
+            if b"%exit" in self._buffer or not self._alive():
+                self._stop()
+                if not self._connect():
+                    return None
+            try:
+                lines = self._exchange(data, sentinel, time.monotonic() + timeout)
+                signalled = True
+            except ControlTimeout:
+                release()
+                signalled = False
+                try:
+                    lines = self._await(sentinel, time.monotonic() + self._timeout)
+                except ControlTimeout:
+                    self._stop()
+                    raise
+            if lines is None:
+                reply = self._lost([], [["wait-for", name]])
+                if reply is None:
+                    return None
+            else:
+                reply = self._reply(lines[:-1], [])
+            if reply.error is not None:
+                raise ControlFailed(reply.error)
+            return signalled
+
     def _lost(self, markers: list[str], commands: Sequence[Command]) -> ControlReply | None:
         """The client ended before the sentinel. None if our line never ran."""
         lines = bytes(self._buffer).split(b"\n")[:-1]  # drop a partial last line
@@ -232,13 +271,10 @@ class ControlChannel:
             raise ProtocolError("a command list stopped without an error")
         return ControlReply(stdout=_joined(output), error=None)
 
-    def _exchange(self, data: bytes, sentinel: str) -> list[bytes] | None:
-        """Write ``data``; read through the sentinel's block.
-
-        Returns the lines before the sentinel's ``%begin`` plus that line, or
-        None when the client's output ended first (what came is left in the
-        buffer). Lines after the sentinel block stay buffered.
-        """
+    def _exchange(
+        self, data: bytes, sentinel: str, deadline: float | None = None
+    ) -> list[bytes] | None:
+        """Write ``data``; read through the sentinel's block (``_await``)."""
         proc = self._proc
         assert proc is not None
         assert proc.stdin is not None
@@ -247,7 +283,17 @@ class ControlChannel:
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass  # the read below sees the end of output
-        deadline = time.monotonic() + self._timeout
+        return self._await(
+            sentinel, time.monotonic() + self._timeout if deadline is None else deadline
+        )
+
+    def _await(self, sentinel: str, deadline: float) -> list[bytes] | None:
+        """Read through the sentinel's block.
+
+        Returns the lines before the sentinel's ``%begin`` plus that line, or
+        None when the client's output ended first (what came is left in the
+        buffer). Lines after the sentinel block stay buffered.
+        """
         needle = b"\n" + sentinel.encode() + b"\n"
         scan = 0
         while True:

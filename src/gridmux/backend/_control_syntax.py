@@ -36,8 +36,10 @@ def quote_word(arg: str) -> str:
     """``arg`` as one literal word of a tmux command line.
 
     Single quotes take everything literally; double quotes are used when the
-    word holds a quote or a control character, with ``\\``, ``"`` and ``$``
-    escaped and control characters written as octal escapes (tmux 3.0+).
+    word holds a quote or a control character. There ``$`` and a leading
+    ``~`` would expand, so ``\\ " $ ~`` are escaped with a backslash and
+    control characters written as three-digit octal escapes (verified on
+    tmux 3.3a, 3.5a, 3.7c and 3.8).
     """
     if _BARE.match(arg):
         return arg
@@ -45,7 +47,7 @@ def quote_word(arg: str) -> str:
         return "'" + arg + "'"
     out = ['"']
     for ch in arg:
-        if ch in '\\"$':
+        if ch in '\\"$~':
             out.append("\\" + ch)
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
             out.append(f"\\{ord(ch):03o}")
@@ -132,43 +134,58 @@ def find_token_block(lines: Sequence[bytes], token: bytes, start: int = 0) -> in
 def parse_segment(lines: Sequence[bytes], own_flags: bytes) -> Segment:
     """The blocks of one command (its own, then any it caused: if-shell, hooks).
 
-    Notification lines between blocks are skipped, and so are blocks before
+    Notification lines between blocks are skipped, and so are bare lines
+    (output of hooks run for notifications, which tmux prints unbracketed),
+    and blocks before
     the first one with ``own_flags`` (the flags tmux gives commands this
     client sent): output of hooks that ran on the client's behalf before it.
     """
+    blocks = _blocks(lines, 0)
+    if blocks is None:
+        raise ProtocolError("a reply does not divide into blocks")
     output: list[bytes] = []
     error: list[bytes] | None = None
-    index, count = 0, len(lines)
     started = False
-    while index < count:
-        begin = Guard.parse(lines[index])
-        if begin is None or begin.kind != "begin":
-            if lines[index].startswith(b"%"):
-                index += 1  # a notification
-                continue
-            raise ProtocolError(f"text outside a reply block: {lines[index][:80]!r}")
-        close = _block_end(lines, index, begin)
+    for begin, failed, body in blocks:
         started = started or begin.flags == own_flags
-        if started:
-            body = list(lines[index + 1 : close])
-            if lines[close].startswith(b"%error"):
-                error = body if error is None else error
-            else:
-                output += body
-        index = close + 1
+        if not started:
+            continue
+        if failed:
+            error = list(body) if error is None else error
+        else:
+            output += body
     if not started:
         raise ProtocolError("a command of the list has no reply block")
     return Segment(output=output, error=error)
 
 
-def _block_end(lines: Sequence[bytes], begin_at: int, begin: Guard) -> int:
-    candidates = [
-        at
-        for at in range(begin_at + 1, len(lines))
-        if (guard := Guard.parse(lines[at])) is not None and guard.closes(begin)
-    ]
-    for at in candidates:
-        after = lines[at + 1] if at + 1 < len(lines) else None
-        if after is None or after.startswith(b"%"):
-            return at
-    raise ProtocolError(f"reply block {begin.number.decode()} has no end")
+_Block = tuple[Guard, bool, Sequence[bytes]]
+
+
+def _blocks(lines: Sequence[bytes], start: int) -> list[_Block] | None:
+    """``lines[start:]`` as notifications and blocks, or None if they are not.
+
+    A block's body is raw command output and may hold lines equal to its own
+    closing guard; the real one is the last such line after which the rest
+    still divides into blocks (tried from the end, so normally the first try).
+    """
+    index = start
+    while index < len(lines):
+        begin = Guard.parse(lines[index])
+        if begin is None or begin.kind != "begin":
+            index += 1  # a notification, or a hook's unbracketed output
+            continue
+        ends = [
+            at
+            for at in range(index + 1, len(lines))
+            if lines[at].startswith(b"%e")
+            and (guard := Guard.parse(lines[at])) is not None
+            and guard.closes(begin)
+        ]
+        for at in reversed(ends):
+            rest = _blocks(lines, at + 1)
+            if rest is not None:
+                failed = lines[at].startswith(b"%error")
+                return [(begin, failed, lines[index + 1 : at]), *rest]
+        return None
+    return []

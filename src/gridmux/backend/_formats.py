@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import secrets
 from collections import Counter
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ._types import BufferInfo, PaneInfo, PaneState, SessionInfo, WindowInfo
@@ -195,35 +194,34 @@ SESSION_FIELDS = (
     "pane_id",
     "session_group",
 )
-#: ``list-clients -F``: which session each client is attached to, one line each.
-CLIENT_SESSION_FORMAT = "#{client_pid}:#{session_id}"
-_CLIENT_LINE = re.compile(rb"^(\d+):(\$\d+)\n", re.MULTILINE)
+#: ``list-clients -F``: each client's session and flags, one line each.
+CLIENT_SESSION_FORMAT = "#{client_pid}:#{session_id}:#{client_flags}"
+_CLIENT_LINE = re.compile(rb"\d+:(\$\d+):([A-Za-z0-9,-]*)\n")
+#: The flags gridmux attaches its control clients with (``_channels.ATTACH``).
+_GRIDMUX_CLIENT = frozenset({"control-mode", "no-output", "ignore-size"})
 
 
-def split_clients(data: bytes) -> tuple[list[tuple[int, str]], bytes]:
-    """``list-clients`` lines (``CLIENT_SESSION_FORMAT``) off the front of ``data``.
+def gridmux_clients(data: bytes) -> tuple[Counter[str], bytes]:
+    """Count gridmux's control clients per session off the front of ``data``.
 
-    A session record starts with its id (``$N``), never with a digit, so the
-    client lines end where the first record begins.
+    ``data`` is ``list-clients`` output (``CLIENT_SESSION_FORMAT``) followed
+    by session records; a record starts with its id (``$N``), never with a
+    digit, so the client lines end where the first record begins. A control
+    client with no output and no say in sizes is gridmux's (this process's
+    or another's): attached, but nobody is looking.
     """
-    clients: list[tuple[int, str]] = []
+    ours: Counter[str] = Counter()
     at = 0
     while (match := _CLIENT_LINE.match(data, at)) is not None:
-        clients.append((int(match.group(1)), match.group(2).decode()))
+        if set(match.group(2).decode().split(",")) >= _GRIDMUX_CLIENT:
+            ours[match.group(1).decode()] += 1
         at = match.end()
-    return clients, data[at:]
+    return ours, data[at:]
 
 
-def parse_sessions(
-    data: bytes, fmt: RecordFormat, hidden_clients: Collection[int] = ()
-) -> list[SessionInfo]:
-    """Sessions from ``list-clients ; list-sessions`` output.
-
-    ``hidden_clients``: pids of our own control clients, which are attached
-    but must not count as anyone looking at the session.
-    """
-    clients, data = split_clients(data)
-    ours = Counter(session for pid, session in clients if pid in hidden_clients)
+def parse_sessions(data: bytes, fmt: RecordFormat) -> list[SessionInfo]:
+    """Sessions from ``[list-clients ;] list-sessions`` output, gridmux's clients not counted."""
+    ours, data = gridmux_clients(data)
     return [
         SessionInfo(
             session_id=r["session_id"],

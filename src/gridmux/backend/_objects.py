@@ -263,7 +263,9 @@ class ObjectOperations(UsesRunner):
         environment: Mapping[str, str] | None = None,
     ) -> None:
         args = ["respawn-pane", "-t", check_id("pane", pane_id), *(["-k"] if kill else [])]
-        args += spawn_args(start_directory, environment) + command_args(command)
+        args += spawn_args(start_directory, environment, here_by_default=False) + command_args(
+            command
+        )
         self._run(server, [args], f"respawn pane {pane_id}")
 
     def kill_pane(self, server: ServerRef, pane_id: str) -> None:

@@ -70,7 +70,7 @@ class ReadOperations(UsesRunner):
 
     def list_sessions(self, server: ServerRef) -> list[SessionInfo]:
         what, fmt = "list sessions", RecordFormat(formats.SESSION_FIELDS)
-        # The clients come along, in the same list, only to leave our own
+        # The clients come along, in the same list, only to leave gridmux's
         # control clients out of the attached counts.
         commands = [
             ["list-clients", "-F", formats.CLIENT_SESSION_FORMAT],
@@ -84,8 +84,7 @@ class ReadOperations(UsesRunner):
             if _NO_CURRENT_TARGET not in str(exc):  # list-clients, in a server without sessions
                 raise
             return []
-        hidden = self._runner.channels.client_pids() if self._runner.channels else ()
-        return parsed(what, lambda: formats.parse_sessions(out, fmt, hidden))
+        return parsed(what, lambda: formats.parse_sessions(out, fmt))
 
     def list_windows(self, server: ServerRef, session_id: str | None = None) -> list[WindowInfo]:
         fmt = RecordFormat(formats.WINDOW_FIELDS)

@@ -228,6 +228,10 @@ class TmuxRunner:
         client is woken with a signal of our own, then reaped. Caveat: that
         signal also wakes any other client waiting on the same channel.
         """
+        if self.channels is not None:
+            signalled = self.channels.wait(server, channel, timeout, what)
+            if signalled is not None:
+                return signalled
         proc = self._start(server, [["wait-for", channel]], what, with_stdin=False)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)

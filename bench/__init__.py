@@ -1,0 +1,1 @@
+"""Benchmark harness: gridmux beside its predecessor (run ``python -m bench.run``)."""
