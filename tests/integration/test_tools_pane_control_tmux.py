@@ -345,7 +345,14 @@ async def test_respawn_pane_on_real_tmux(
     )
     assert info["pane_id"] == pane
     assert str(info["pane_pid"]) != old_pid
-    wait_until(lambda: f"hello in {tmp_path}" in rows(backend, tmux_server, pane), what="echo")
+    # joined: the line is longer than the pane is wide when tmp_path is long
+    wait_until(
+        lambda: (
+            f"hello in {tmp_path}"
+            in backend.snapshot(tmux_server, pane, start="-", join_wrapped=True).rows
+        ),
+        what="echo",
+    )
 
 
 async def test_respawn_pane_revives_a_dead_pane_without_kill(

@@ -63,7 +63,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import PaneInfo, ServerRef
+from gridmux.backend import PaneInfo, PaneState, ServerRef
 from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, advance, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
@@ -80,6 +80,8 @@ from .waits import MAX_WAIT_SECONDS, Progress, Timeout, guarded
 
 #: Longest single wait on the channel between two liveness checks.
 _SLICE = 1.0
+#: At most this long after a run_command, wait for the shell to show its prompt.
+_SETTLE = 0.5
 #: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
 _CAPTURE_BOUND = 32767
 _MAX_OPERATIONS = 1000
@@ -279,7 +281,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         finally:
             # Always release the shell; a server that is gone has nobody waiting.
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+                held = await ctx.call(lambda: ctx.backend.pane_state(server, target))
                 await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
+                await _settle(server, target, held)
         limited = limit_tail(tuple(output.lines), max_lines, None)
         return RunCommandResult(
             pane_id=target,
@@ -293,6 +297,20 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             lines_missed=output.lines_missed,
             effective_timeout=timeout,
         )
+
+    async def _settle(server: ServerRef, target: str, held: PaneState) -> None:
+        """Give the released shell a moment to print its prompt (at most _SETTLE s).
+
+        Otherwise a run_command right after this one can type before that
+        prompt appears, and the prompt lands on the row of its output.
+        """
+        deadline = time.monotonic() + _SETTLE
+        while time.monotonic() < deadline:
+            state = await ctx.call(lambda: ctx.backend.pane_state(server, target))
+            moved = (state.cursor_x, state.cursor_y, state.history_size)
+            if state.dead or moved != (held.cursor_x, held.cursor_y, held.history_size):
+                return
+            await anyio.sleep(0.002)
 
     async def _wait(
         server: ServerRef, target: str, line: TypedLine, timeout: float, progress: Progress
