@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from gridmux.backend import InvalidArgument, PaneDead, TmuxFailure
 
 from ._keys import keys_to_bytes
-from ._layout import named_layout, parse_layout
+from ._layout import named_layout
+from ._layout_json import apply_layout
 from ._model import check_name, check_size
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Controls:
                 main_height=window.option("main-pane-height"),
             )
         else:
-            new = parse_layout(layout, numbers)
+            new = apply_layout(window, layout)
             new.resize(window.sx, window.sy)
         window.zoomed = None
         window.layout = new
@@ -287,7 +288,7 @@ class Controls:
         server = self._server
         pane = server.pane(pane_id)
         buffer = server.buffers.get(name)
-        if pane.dead:
+        if pane.tty_closed:
             # tmux 3.3a's server crashes here; the protocol asks for PaneDead.
             raise PaneDead(f"cannot paste into pane {pane_id}: its program has exited")
         # paste-buffer's default separator turns each LF into CR, like typing Enter.

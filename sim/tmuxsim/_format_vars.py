@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._layout_json import window_layout
 from ._versions import TmuxVersion
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def session_variables(session: SimSession) -> dict[str, str]:
     }
 
 
-def window_variables(window: SimWindow) -> dict[str, str]:
+def window_variables(window: SimWindow, control: bool = False) -> dict[str, str]:
     session = window.session
     flags = ""
     if session.current is window:
@@ -58,7 +59,6 @@ def window_variables(window: SimWindow) -> dict[str, str]:
         flags += "-"
     if window.zoomed is not None:
         flags += "Z"
-    layout = window.layout.dump()
     return {
         "window_id": window.window_id,
         "window_index": str(window.index),
@@ -67,8 +67,8 @@ def window_variables(window: SimWindow) -> dict[str, str]:
         "window_panes": str(len(window.panes)),
         "window_width": str(window.sx),
         "window_height": str(window.sy),
-        "window_layout": layout,
-        "window_visible_layout": layout,
+        "window_layout": window_layout(window, control=control),
+        "window_visible_layout": window_layout(window, visible=True, control=control),
         "window_zoomed_flag": _flag(window.zoomed is not None),
         "window_flags": flags,
         "window_last_flag": _flag("-" in flags),
@@ -81,7 +81,7 @@ def pane_variables(pane: SimPane) -> dict[str, str]:
     xoff, yoff, sx, sy = pane.geometry()
     window = pane.window
     upper, lower = term.scroll_region
-    dead_pid_empty = pane.dead and version.dead_pane_pid_empty
+    dead_pid_empty = pane.tty_closed and version.dead_pane_pid_empty
     values = {
         "pane_id": pane.pane_id,
         "pane_index": str(pane.index),
@@ -127,19 +127,21 @@ def pane_variables(pane: SimPane) -> dict[str, str]:
     if pane.in_mode:
         values["scroll_position"] = str(pane.scroll_position)
         values["copy_cursor_y"] = "0"
-    if version.dead_pane_message_is_format:  # 3.3+
-        values["pane_dead_signal"] = ""
+    if version.has_dead_signal_and_time:
+        values["pane_dead_signal"] = "" if pane.dead_signal is None else str(pane.dead_signal)
         values["pane_dead_time"] = "" if pane.dead_time is None else str(pane.dead_time)
-    if version >= TmuxVersion(3, 4):
+    if version.has_unseen_changes:
         values["pane_unseen_changes"] = "0"
     return values
 
 
-def all_variables(pane: SimPane) -> dict[str, str]:
+def all_variables(pane: SimPane, control: bool = False) -> dict[str, str]:
+    """Every variable for ``pane``, as a client sees them (``control``: a
+    control-mode client without ``new-layouts``, see ``_layout_json``)."""
     window = pane.window
     return {
         **server_variables(pane.server),
         **session_variables(window.session),
-        **window_variables(window),
+        **window_variables(window, control),
         **pane_variables(pane),
     }

@@ -111,8 +111,9 @@ class Grid:
                 cells.extend(BLANK * (px - used))
             cells.append(cell)
 
-    def set_cells(self, px: int, py: int, text: str) -> None:
-        # grid_set_cells: a run of single-width ASCII characters.
+    def set_cells(self, px: int, py: int, text: str, mark: str = "") -> None:
+        # grid_set_cells: a run of single-width ASCII characters, all in one
+        # style (``mark``, see _style).
         line = self.lines[py]
         end = px + len(text)
         if end > line.size:
@@ -121,7 +122,7 @@ class Grid:
         used = len(cells)
         if px > used:
             cells.extend(BLANK * (px - used))
-        cells[px:end] = text
+        cells[px:end] = [ch + mark for ch in text] if mark else text
 
     def clear(self, px: int, py: int, nx: int, ny: int) -> None:
         # grid_clear: whole rows go through grid_clear_lines; otherwise only

@@ -120,7 +120,7 @@ def _spread(total: int, count: int) -> list[int]:
     return [each] * (count - 1) + [last]
 
 
-def _checksum(text: str) -> int:
+def checksum(text: str) -> int:
     # layout.c:layout_checksum
     csum = 0
     for ch in text:
@@ -172,7 +172,7 @@ class Layout:
             return f"{text}{{{inner}}}" if cell.kind == "lr" else f"{text}[{inner}]"
 
         body = append(self.root)
-        return f"{_checksum(body):04x},{body}"
+        return f"{checksum(body):04x},{body}"
 
     # -- changes ---------------------------------------------------------------
     def split(
@@ -360,7 +360,7 @@ def parse_layout(text: str, panes: list[int]) -> Layout:
     """A layout string (as ``dump`` writes) applied to ``panes`` in order."""
     csum, _, body = text.partition(",")
     try:
-        valid = int(csum, 16) == _checksum(body)
+        valid = int(csum, 16) == checksum(body)
     except ValueError:
         valid = False
     if not valid:

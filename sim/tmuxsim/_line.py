@@ -7,7 +7,8 @@ A row keeps only what capture, reflow and the writer can observe:
   combining marks; the right half of a wide character is ``PAD`` (the empty
   string, ``GRID_FLAG_PADDING``); a stored TAB (3.6+, ``GRID_FLAG_TAB``) is
   ``"\\t" * width`` and is followed by ``width - 1`` padding cells. Erased
-  cells are ``" "``. Columns at or beyond ``cellused`` read as blanks.
+  cells are ``" "``. Columns at or beyond ``cellused`` read as blanks. A
+  cell with attributes or colours ends in one style mark (``_style``).
 * ``size`` is ``cellsize``: the allocation, which only leaks into
   ``capture-pane -N``/``-J`` output (tmux-grid.md §1, §6).
 * ``wrapped`` is ``GRID_LINE_WRAPPED``.
@@ -87,7 +88,7 @@ def cell_width(cell: str) -> int:
         return 0
     first = cell[0]
     if first == "\t":
-        return len(cell)
+        return cell.count("\t")
     if first < "\u0300":
         return 1
     return char_width(first)

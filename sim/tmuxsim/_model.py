@@ -72,8 +72,13 @@ class SimPane:
         self._environment = environment
         self.pid = 0
         self.program: Program = IdleProgram(self)
-        self.dead = False
+        # tmux-grid.md §5 (_lifecycle): the pty closed (wp->fd == -1), the exit
+        # status reaped (PANE_STATUSREADY), what it was, and when the dead-pane
+        # message was drawn (PANE_STATUSDRAWN).
+        self.tty_closed = False
+        self.exited = False
         self.dead_status: int | None = None
+        self.dead_signal: int | None = None
         self.dead_time: int | None = None
         self.destroyed = False
         self.title = HOST  # tmux titles a new pane with the host name
@@ -105,7 +110,7 @@ class SimPane:
 
     def write_raw(self, data: bytes) -> None:
         """Bytes exactly as the terminal receives them. Ignored once the pty is closed."""
-        if self.dead or self.destroyed:
+        if self.tty_closed or self.destroyed:
             return
         self.terminal.feed(data)
         if self.pipe_path is not None:
@@ -113,10 +118,16 @@ class SimPane:
             with open(self.pipe_path, "ab") as sink:
                 sink.write(data)
 
-    def exit(self, status: int = 0) -> None:
-        """The program exits with ``status``; remain-on-exit decides what follows."""
-        if not (self.dead or self.destroyed):
-            self.server.pane_exited(self, status)
+    def exit(self, status: int = 0, *, signal: int | None = None) -> None:
+        """The program exits with ``status`` (or dies of ``signal``); its tty
+        closes with it and remain-on-exit decides what follows."""
+        if not (self.exited or self.destroyed):
+            self.server.pane_exited(self, status, signal)
+
+    def close_tty(self) -> None:
+        """The program closes its tty but goes on running (tmux-grid.md §5)."""
+        if not (self.tty_closed or self.destroyed):
+            self.server.pane_tty_closed(self)
 
     def now(self) -> float:
         return self.server.clock.now()
@@ -129,8 +140,8 @@ class SimPane:
 
     # -- input -----------------------------------------------------------------
     def input(self, data: bytes) -> None:
-        """Bytes typed into the pane. A dead pane has no reader: they are dropped."""
-        if not (self.dead or self.destroyed):
+        """Bytes typed into the pane. A closed pty has no reader: they are dropped."""
+        if not (self.tty_closed or self.destroyed):
             self.program.receive(data)
 
     def send_keys(self, keys: str, *, literal: bool = False) -> None:
@@ -139,8 +150,15 @@ class SimPane:
 
     # -- questions -------------------------------------------------------------
     @property
+    def dead(self) -> bool:
+        """``pane_dead``: the pty is closed (and, 3.7+, the status reaped)."""
+        if not self.tty_closed:
+            return False
+        return self.exited or not self.server.version.pane_dead_waits_for_status
+
+    @property
     def current_command(self) -> str:
-        if not self.dead:
+        if not self.tty_closed:
             return self.program.command_name
         # format.c falls back to the start command, else the shell, and names
         # it as a window would be (names.c:parse_window_name: first word, basename).

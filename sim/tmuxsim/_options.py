@@ -135,7 +135,7 @@ def option_table(version: TmuxVersion) -> dict[str, OptionDef]:
     # "failed" from 3.3 (with a format for the message), "key" from 3.7.
     if version.dead_pane_message_is_format:
         choices: tuple[str, ...] = ("off", "on", "failed")
-        if version >= TmuxVersion(3, 7):
+        if version.has_remain_on_exit_key:
             choices += ("key",)
         defs.append(_choice("remain-on-exit", "window", "off", choices, per_pane=True))
         defs.append(_string("remain-on-exit-format", "window", DEAD_MESSAGE_FORMAT, per_pane=True))

@@ -39,8 +39,12 @@ class PaneIO(Protocol):
         """Write to the tty: ``\\n`` becomes ``\\r\\n`` (ONLCR)."""
         ...
 
-    def exit(self, status: int) -> None:
-        """The program ends with exit status ``status``."""
+    def exit(self, status: int, *, signal: int | None = None) -> None:
+        """The program ends with exit status ``status`` (or killed by ``signal``)."""
+        ...
+
+    def close_tty(self) -> None:
+        """The program closes its tty (every descriptor on it) and goes on running."""
         ...
 
     def now(self) -> float: ...

@@ -16,21 +16,34 @@ from __future__ import annotations
 
 from ._grid import Grid
 from ._line import Line, cell_width, expanded_size, next_serial
+from ._style import COLOUR_RGB, split_cell
 
 #: grid_wrap_position's UINT_MAX: "the cursor is past the end of its line".
 END_OF_LINE = -1
 
 
 class _Reflow:
-    def __init__(self, grid: Grid, sx: int, padding_width: int) -> None:
+    def __init__(self, grid: Grid, sx: int, padding_width: int, rgb_padding_width: int) -> None:
         self.grid = grid
         self.sx = sx
         self.padding_width = padding_width
+        self.rgb_padding_width = rgb_padding_width
         self.src: list[Line | None] = list(grid.lines)
         self.target: list[Line] = []
 
-    def width(self, cell: str) -> int:
-        return cell_width(cell) if cell else self.padding_width
+    def widths(self, cells: list[str]) -> list[int]:
+        """Each cell's width; a padding cell's depends on its character's
+        background (see ``reflow``)."""
+        out: list[int] = []
+        padding = self.padding_width
+        for cell in cells:
+            if cell:
+                out.append(cell_width(cell))
+                rgb = cell[-1] >= "\U000f0000" and bool(split_cell(cell)[1].bg & COLOUR_RGB)
+                padding = self.rgb_padding_width if rgb else self.padding_width
+            else:
+                out.append(padding)
+        return out
 
     def run(self) -> None:
         sx = self.sx
@@ -38,7 +51,7 @@ class _Reflow:
         for yy, gl in enumerate(src):
             if gl is None:
                 continue
-            widths = [self.width(c) for c in gl.cells]
+            widths = self.widths(gl.cells)
             width = 0
             at = 0
             for i, w in enumerate(widths):
@@ -101,7 +114,8 @@ class _Reflow:
                     break
                 lines += 1
                 continue
-            w = self.width(nxt.cells[0])
+            widths = self.widths(nxt.cells)
+            w = widths[0]
             if width + w > sx:
                 break
             width += w
@@ -110,7 +124,7 @@ class _Reflow:
             want = 1
             ncells = len(source.cells)
             while want < ncells:
-                w = self.width(source.cells[want])
+                w = widths[want]
                 if width + w > sx:
                     break
                 width += w
@@ -149,8 +163,7 @@ class _Reflow:
         pieces: list[Line] = []
         piece = Line()
         width = 0
-        for cell in rest:
-            w = self.width(cell)
+        for cell, w in zip(rest, self.widths(gl.cells)[at:], strict=True):
             if width + w > sx:
                 piece.wrapped = True
                 pieces.append(piece)
@@ -173,7 +186,7 @@ class _Reflow:
             self._join(yy, width, already=True)
 
 
-def reflow(grid: Grid, sx: int, *, padding_width: int = 0) -> None:
+def reflow(grid: Grid, sx: int, *, padding_width: int = 0, rgb_padding_width: int = 0) -> None:
     """Rebuild every row of ``grid`` (history and screen) for width ``sx``.
 
     ``padding_width`` is what a wide character's padding cell counts for when
@@ -181,10 +194,13 @@ def reflow(grid: Grid, sx: int, *, padding_width: int = 0) -> None:
     (measured; 3.6b unknown). It matters only for a wide character wider than
     the new width: with 0 the padding cell ends up at the start of the next
     row and the character after it disappears from capture; with 1 the
-    padding fills a row of its own and nothing is lost.
+    padding fills a row of its own and nothing is lost. ``rgb_padding_width``
+    is the same for the padding of a character with an RGB background
+    (which the padding cell carries): 0 on tmux 3.8, where such a padding
+    cell is an extended cell (measured; 3.7c counts it as 1).
     """
     grid.sx = sx
-    _Reflow(grid, sx, padding_width).run()
+    _Reflow(grid, sx, padding_width, rgb_padding_width).run()
 
 
 def wrap_position(grid: Grid, px: int, py: int) -> tuple[int, int]:

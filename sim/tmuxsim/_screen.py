@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ._grid import Grid
 from ._line import Line
 from ._reflow import reflow, unwrap_position, wrap_position
+from ._style import DEFAULT_STYLE, Style
 
 
 @dataclass(slots=True)
@@ -24,10 +25,19 @@ class SavedScreen:
 
 
 class Screen:
-    def __init__(self, sx: int, sy: int, hlimit: int, *, padding_width: int = 0) -> None:
+    def __init__(
+        self,
+        sx: int,
+        sy: int,
+        hlimit: int,
+        *,
+        padding_width: int = 0,
+        rgb_padding_width: int | None = None,
+    ) -> None:
         self.grid = Grid(sx, sy, hlimit)
         # The width reflow gives a wide character's padding cell (see reflow).
         self.padding_width = padding_width
+        self.rgb_padding_width = padding_width if rgb_padding_width is None else rgb_padding_width
         self.cx = 0
         self.cy = 0
         self.rupper = 0
@@ -42,6 +52,8 @@ class Screen:
         # Cursor saved by ?1049h (screen->saved_cx/cy); None is UINT_MAX.
         self.saved_cx: int | None = None
         self.saved_cy: int | None = None
+        # The parser's cell style saved with it (screen->saved_cell).
+        self.saved_style: Style = DEFAULT_STYLE
 
     @property
     def sx(self) -> int:
@@ -78,7 +90,12 @@ class Screen:
             cy = self._resize_y(sy, cy)
         if reflow_rows:
             wx, wy = wrap_position(grid, cx, cy)
-            reflow(grid, sx, padding_width=self.padding_width)
+            reflow(
+                grid,
+                sx,
+                padding_width=self.padding_width,
+                rgb_padding_width=self.rgb_padding_width,
+            )
             cx, cy = unwrap_position(grid, wx, wy)
         if cy >= grid.hsize:
             self.cx = cx

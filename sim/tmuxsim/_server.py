@@ -15,7 +15,7 @@ command exits at once still reports the session it made.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from gridmux.backend import (
@@ -26,17 +26,18 @@ from gridmux.backend import (
     WindowDirection,
 )
 
+from . import _lifecycle as lifecycle
 from ._clock import Clock, ManualClock
 from ._controls import Controls
 from ._format_vars import all_variables
-from ._formats import ctime, expand
+from ._formats import expand
 from ._layout import Layout
 from ._model import SimPane, SimSession, SimWindow, check_name, check_size
 from ._options import global_defaults, option_table
 from ._processes import ProcessTable
 from ._programs import ProgramFactory
 from ._server_config import ServerConfig
-from ._spawn import make_pane, process_environment, split_size, start_program
+from ._spawn import make_pane, split_size, start_program
 from ._stores import Buffers, Channels, Environment
 from ._versions import TmuxVersion
 
@@ -95,7 +96,7 @@ class SimServer:
         self._next_window = 0
         self.next_pane_number = 0
         self._depth = 0
-        self._exits: list[tuple[SimPane, int]] = []
+        self._exits: list[Callable[[], None]] = []
         self._ticking = False
         self._tick_again = False
         self.config = ServerConfig(self)
@@ -112,8 +113,7 @@ class SimServer:
             self._depth -= 1
             if self._depth == 0:
                 while self._exits:
-                    pane, status = self._exits.pop(0)
-                    self._handle_exit(pane, status)
+                    self._exits.pop(0)()
 
     def check_alive(self) -> None:
         if not self.alive:
@@ -135,7 +135,7 @@ class SimServer:
                 while self._tick_again and self.alive:
                     self._tick_again = False
                     for pane in self.all_panes():
-                        if not (pane.dead or pane.destroyed):
+                        if not (pane.exited or pane.destroyed):
                             pane.program.tick()
         finally:
             self._ticking = False
@@ -144,7 +144,7 @@ class SimServer:
         deadlines = [
             d
             for pane in self.all_panes()
-            if not pane.dead and (d := pane.program.next_deadline()) is not None
+            if not pane.exited and (d := pane.program.next_deadline()) is not None
         ]
         return min(deadlines, default=None)
 
@@ -206,8 +206,10 @@ class SimServer:
         assert window.active is not None
         return session, window, window.active
 
-    def expand_format(self, fmt: str, pane: SimPane) -> str:
-        return expand(fmt, all_variables(pane))
+    def expand_format(self, fmt: str, pane: SimPane, *, control: bool = False) -> str:
+        """``fmt`` expanded for ``pane``, as a client (``control``: a control-mode
+        one attached without ``new-layouts``) would see it."""
+        return expand(fmt, all_variables(pane, control))
 
     # -- creating ----------------------------------------------------------------------
     def new_session(
@@ -346,32 +348,20 @@ class SimServer:
             start_program(self, pane, command)
         return pane
 
-    # -- process exit and respawn ---------------------------------------------------------
-    def pane_exited(self, pane: SimPane, status: int) -> None:
+    # -- process exit and respawn (_lifecycle) ------------------------------------------
+    def pane_exited(self, pane: SimPane, status: int, signal: int | None = None) -> None:
         """Called by ``SimPane.exit``; handled now or at the end of the operation."""
-        if self._depth > 0:
-            self._exits.append((pane, status))
-        else:
-            self._handle_exit(pane, status)
+        self._when_idle(lambda: lifecycle.exited(self, pane, status, signal))
 
-    def _handle_exit(self, pane: SimPane, status: int) -> None:
-        if pane.dead or pane.destroyed or not self.alive:
-            return
-        pane.program.stop()
-        remain = pane.option("remain-on-exit")
-        # tmux-grid.md §5: "failed" keeps only panes whose program failed.
-        if remain == "off" or (remain == "failed" and status == 0):
-            self.destroy_pane(pane)
-            return
-        pane.dead = True
-        pane.dead_status = status
-        pane.dead_time = int(self.clock.now())
-        if self.version.dead_pane_message_is_format:
-            text = self.expand_format(pane.option("remain-on-exit-format"), pane)
+    def pane_tty_closed(self, pane: SimPane) -> None:
+        """Called by ``SimPane.close_tty``; handled now or at the end of the operation."""
+        self._when_idle(lambda: lifecycle.tty_closed(self, pane))
+
+    def _when_idle(self, event: Callable[[], None]) -> None:
+        if self._depth > 0:
+            self._exits.append(event)
         else:
-            # 3.2a: a fixed text (which the Terminal lets wrap), server_destroy_pane.
-            text = f"Pane is dead (status {status}, {ctime(str(pane.dead_time))})"
-        pane.terminal.write_dead_message(text)
+            event()
 
     def respawn_pane(
         self,
@@ -382,22 +372,14 @@ class SimServer:
         start_directory: str | None = None,
         environment: Mapping[str, str] | None = None,
     ) -> SimPane:
-        pane = self.pane(pane_id)
-        if not pane.dead and not kill:
-            raise TmuxFailure(f"respawn pane failed: pane {pane_id} still active")
-        with self.atomic():
-            if not pane.dead:
-                pane.program.stop()  # killed, so no exit handling and no message
-            pane.mode = None
-            # tmux-grid.md §5: history and hlimit are kept (not re-read before 3.7).
-            pane.terminal.respawn_reset()
-            pane.dead, pane.dead_status, pane.dead_time = False, None, None
-            if start_directory is not None:
-                pane.current_path = start_directory
-            pane.environment.clear()
-            pane.environment.update(process_environment(self, pane, environment))
-            start_program(self, pane, command if command is not None else pane.start_command)
-        return pane
+        return lifecycle.respawn(
+            self,
+            pane_id,
+            kill=kill,
+            command=command,
+            start_directory=start_directory,
+            environment=environment,
+        )
 
     # -- destroying ------------------------------------------------------------------------
     def destroy_pane(self, pane: SimPane) -> None:

@@ -8,7 +8,8 @@ starts a pane given a command.
 Commands: ``echo`` (-n -e -E), ``printf``, ``seq``, ``clear`` (-x), ``exit [n]``,
 ``true``, ``false``, ``:``, ``cat`` (no files: copies typed lines until C-d),
 ``sleep N``, ``eval``, ``tmux`` (a client of the pane's server, see
-``_pane_client``: ``wait-for``, ``set-option``, ``set-buffer``), ``cd``,
+``_pane_client``: ``wait-for``, ``set-option``, ``set-buffer``,
+``capture-pane -p``, ``display-message -p``), ``cd``,
 ``pwd``, ``export``, ``unset`` and ``NAME=value``. Anything else prints
 dash's ``sh: 1: NAME: not found`` and sets ``$?`` to 127.
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from gridmux.backend import InvalidArgument, RowBound, resolve_row_range
 
-from ._capture import capture_rows
+from ._capture import CaptureOptions, capture_rows
 from ._line import PAD, char_width
 from ._screen import Screen
+from ._style import DEFAULT_STYLE
 from ._versions import TmuxVersion
 from ._vt import VtParser
 from ._writer import Writer
@@ -40,6 +41,11 @@ class Terminal:
             max(height, 1),
             history_limit,
             padding_width=1 if version.reflow_counts_padding else 0,
+            rgb_padding_width=(
+                1
+                if version.reflow_counts_padding and not version.rgb_background_padding_is_narrow
+                else 0
+            ),
         )
         self._writer = Writer(self._screen, version)
         self._parser = VtParser(self._writer)
@@ -134,9 +140,13 @@ class Terminal:
         writer.cursor_move(0, screen.sy - 1, False)
         writer.linefeed(wrapped=True)
         if not self.version.dead_pane_message_is_format:
+            # Written in the default style, whatever the program left set.
+            style = writer.style
+            writer.set_style(DEFAULT_STYLE)
             for ch in text:
                 if ch >= " " and ch != "\x7f":
                     writer.put_cell(ch, char_width(ch))
+            writer.set_style(style)
             return
         # format_draw: the text clipped to the pane width, copied cell by cell
         # onto the last row; the cursor stays where it was (column 0).
@@ -171,8 +181,14 @@ class Terminal:
         join: bool = False,
         keep_trailing: bool = False,
         alternate: bool = False,
+        trim_used: bool = False,
+        escapes: bool = False,
+        line_numbers: bool = False,
     ) -> list[str]:
-        """``capture-pane -p [-S start] [-E end] [-J] [-N] [-a]`` (§6)."""
+        """``capture-pane -p [-S start] [-E end] [-J] [-N] [-a] [-T] [-e] [-L]`` (§6).
+
+        Whether ``-T``/``-L`` exist at this version is the command layer's
+        business (``_commands``); here they only shape the text."""
         screen = self._screen
         if alternate:
             saved = screen.saved
@@ -186,14 +202,15 @@ class Terminal:
             hsize = screen.grid.hsize
             sy = screen.grid.sy
         top, bottom = resolve_row_range(hsize, sy, _parsable(start), _parsable(end))
-        return capture_rows(
-            lines,
-            top,
-            bottom,
-            screen.grid.sx,
+        options = CaptureOptions(
             join=join,
             keep_trailing=keep_trailing,
-            version=self.version,
+            trim_used=trim_used,
+            escapes=escapes,
+            line_numbers=line_numbers,
+        )
+        return capture_rows(
+            lines, top, bottom, screen.grid.sx, version=self.version, options=options, hsize=hsize
         )
 
     def line_serials(self) -> list[int]:

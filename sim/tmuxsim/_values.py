@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gridmux.backend import PaneInfo, PaneState, SessionInfo, WindowInfo
 
+from ._layout_json import window_layout
 from ._model import SimPane, SimSession, SimWindow
 
 
@@ -20,7 +21,9 @@ def session_info(session: SimSession) -> SessionInfo:
     )
 
 
-def window_info(window: SimWindow) -> WindowInfo:
+def window_info(window: SimWindow, *, control: bool = False) -> WindowInfo:
+    """``control``: as a control-mode client without ``new-layouts`` sees it
+    (the layout's form on 3.8, see ``_layout_json``)."""
     session = window.session
     return WindowInfo(
         window_id=window.window_id,
@@ -29,7 +32,7 @@ def window_info(window: SimWindow) -> WindowInfo:
         session_id=session.session_id,
         session_name=session.name,
         pane_count=len(window.panes),
-        layout=window.layout.dump(),
+        layout=window_layout(window, control=control),
         active=session.current is window,
         width=window.sx,
         height=window.sy,
@@ -42,8 +45,9 @@ def window_info(window: SimWindow) -> WindowInfo:
 
 
 def _pid(pane: SimPane) -> int | None:
-    # tmux-grid.md §5: a dead pane keeps its old pid until 3.8, where it is empty.
-    if pane.dead and pane.server.version.dead_pane_pid_empty:
+    # tmux-grid.md §5: a dead pane keeps its old pid until 3.8, where it is
+    # empty as soon as the pty is closed.
+    if pane.tty_closed and pane.server.version.dead_pane_pid_empty:
         return None
     return pane.pid
 

@@ -62,6 +62,16 @@ class TmuxVersion:
         return self._at_least(3, 7)
 
     @property
+    def rgb_background_padding_is_narrow(self) -> bool:
+        """3.8 (measured on 3.7c and 3.8; found by the fidelity run): a wide
+        character's padding cell carries its background; with an RGB
+        background it becomes an extended cell, which 3.8's reflow counts as
+        no column -- so for such a character the 3.7 change above
+        (``reflow_counts_padding``) is undone and the character after it
+        is lost again. An RGB foreground or a palette background does not."""
+        return self._at_least(3, 8)
+
+    @property
     def text_overwrite_reaches_column_zero(self) -> bool:
         """3.7+ (measured on 3.7c and 3.8; 3.6b not available): text written
         over the right half of a wide character in column 0 blanks it; up to
@@ -73,6 +83,64 @@ class TmuxVersion:
         """3.4+: ``-S``/``-E`` are format-expanded."""
         return self._at_least(3, 4)
 
+    @property
+    def no_trim_reads_cellsize(self) -> bool:
+        """``capture-pane -N`` row length (tmux-grid.md §0, §6): 3.2a and 3.4+
+        read each row to its allocated ``cellsize`` (so ``-N`` pads to a width
+        that depends on write history); 3.3a reads to ``cellused``. From 3.4
+        ``-T`` (see ``capture_has_trim_flag``) reads to ``cellused`` again."""
+        return (self.major, self.minor) != (3, 3)
+
+    @property
+    def capture_has_trim_flag(self) -> bool:
+        """3.4+: ``capture-pane -T`` (stop at the last used cell) exists (§0)."""
+        return self._at_least(3, 4)
+
+    @property
+    def capture_has_mode_screen_flag(self) -> bool:
+        """3.6+: ``capture-pane -M`` (the copy-mode screen) exists (§0)."""
+        return self._at_least(3, 6)
+
+    @property
+    def capture_has_row_info_flags(self) -> bool:
+        """3.7+: ``capture-pane -F`` (flags column), ``-L`` (row numbers) and
+        ``-H`` (hyperlinks) exist (§0, §6)."""
+        return self._at_least(3, 7)
+
+    @property
+    def capture_has_raw_flag(self) -> bool:
+        """``capture-pane -R`` (raw grid dump): §0 lists it for head only;
+        measured here, the 3.8 release has it and 3.7c refuses it."""
+        return self._at_least(3, 8)
+
+    @property
+    def capture_flags(self) -> str:
+        """Every switch ``capture-pane`` accepts at this version (the others are
+        ``unknown flag`` errors). ``-S``/``-E``/``-t``/``-b`` take values."""
+        flags = "aCeJNpPq"
+        if self.capture_has_trim_flag:
+            flags += "T"
+        if self.capture_has_mode_screen_flag:
+            flags += "M"
+        if self.capture_has_row_info_flags:
+            flags += "FLH"
+        if self.capture_has_raw_flag:
+            flags += "R"
+        return flags
+
+    @property
+    def sgr_style(self) -> str:
+        """How ``capture-pane -e`` encodes attributes (§0, the styles under the
+        table): ``"A"`` (3.2a) restates both colours after every reset and
+        walks rows to ``cellsize``; ``"B"`` (3.3a) restates them too but walks
+        only to ``cellused``, so a row's style carries into the next; ``"C"``
+        (3.4+) writes a reset alone when the colours are default and, walking
+        to ``cellsize``, closes a row whose last used cell is styled.
+        Measured on 3.3a (B) and 3.5a/3.7c/3.8 (C); A follows the reference."""
+        if self._at_least(3, 4):
+            return "C"
+        return "B" if self._at_least(3, 3) else "A"
+
     # -- panes -----------------------------------------------------------------
     @property
     def dead_pane_message_is_format(self) -> bool:
@@ -81,7 +149,60 @@ class TmuxVersion:
 
     @property
     def dead_pane_pid_empty(self) -> bool:
-        """3.8 (head): ``pane_pid`` is empty for a dead pane."""
+        """3.8 (head): ``pane_pid`` is empty for a dead pane (§0). Measured on
+        3.8: it is empty as soon as the pty is closed, before the exit status
+        is reaped."""
+        return self._at_least(3, 8)
+
+    @property
+    def pane_dead_waits_for_status(self) -> bool:
+        """3.7+: ``pane_dead`` is 1 only once the pty is closed **and** the exit
+        status has been reaped; before 3.7 a closed pty is enough (§0, §5).
+        Measured on 3.3a/3.5a (dead, status empty, no message while a program
+        that closed its tty still runs) and 3.7c/3.8 (not dead until it exits)."""
+        return self._at_least(3, 7)
+
+    @property
+    def destroy_waits_for_status(self) -> bool:
+        """3.8: with ``remain-on-exit off`` a pane whose pty closed is destroyed
+        only once its exit status is reaped; up to 3.7c it is destroyed when
+        the pty closes. Measured on 3.3a, 3.5a, 3.7c and 3.8 (not in §0)."""
+        return self._at_least(3, 8)
+
+    @property
+    def has_dead_signal_and_time(self) -> bool:
+        """3.3+: the ``pane_dead_signal`` and ``pane_dead_time`` formats exist
+        (§0, §7); 3.2a expands them to nothing."""
+        return self._at_least(3, 3)
+
+    @property
+    def has_unseen_changes(self) -> bool:
+        """3.4+: the ``pane_unseen_changes`` format exists (§0, §7: ``''`` in
+        3.2a/3.3a, ``0`` in 3.4+)."""
+        return self._at_least(3, 4)
+
+    @property
+    def has_remain_on_exit_key(self) -> bool:
+        """3.7+: ``remain-on-exit`` accepts ``key`` (§0); earlier versions
+        refuse it with ``unknown value: key``. A pane kept this way stays
+        dead whatever its status; ``send-keys`` does not close it (measured
+        on 3.7c and 3.8)."""
+        return self._at_least(3, 7)
+
+    @property
+    def has_display_literal(self) -> bool:
+        """3.4+: ``display-message -l`` prints its message without expanding
+        formats (§0); 3.3a refuses it (``unknown flag -l``)."""
+        return self._at_least(3, 4)
+
+    @property
+    def layouts_are_json(self) -> bool:
+        """3.8: ``#{window_layout}`` (and ``list-windows``) print layouts as JSON,
+        ``{"V":2,"L":{...}}``, and ``select-layout`` accepts them (as well as
+        the checksummed form). Measured on 3.8; 3.7c prints the checksummed
+        form. A control-mode client attached without the ``new-layouts``
+        flag is still shown the checksummed form on 3.8 (measured). Not in
+        §0 (the reference predates the 3.8 release)."""
         return self._at_least(3, 8)
 
     @property
@@ -91,6 +212,7 @@ class TmuxVersion:
 
     @property
     def default_term(self) -> str:
+        """§0: the default ``TERM`` in panes, ``screen`` in 3.2a."""
         return "tmux-256color" if self._at_least(3, 3) else "screen"
 
 

@@ -2,9 +2,11 @@
 ``Writer`` calls.
 
 Printable ASCII, UTF-8, C0 controls, ESC, CSI and the string sequences (OSC,
-DCS, APC, PM, SOS and tmux's ``ESC k`` rename) are recognised. Sequences that
-do not change the grid (SGR, modes such as mouse or bracketed paste, queries,
-OSC titles) are parsed and ignored so they never print. Invalid UTF-8 is
+DCS, APC, PM, SOS and tmux's ``ESC k`` rename) are recognised. SGR sets the
+style printed cells take (``_style``); DECSC/DECRC and ``?1049h``/``l`` save
+and restore it with the cursor. Sequences that do not change the grid (modes
+such as mouse or bracketed paste, queries, OSC titles) are parsed and
+ignored so they never print. Invalid UTF-8 is
 dropped, as tmux drops it (``input_top_bit_set``).
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ._line import char_width
+from ._style import DEFAULT_STYLE, apply_sgr
 from ._writer import Writer
 
 _GROUND, _ESC, _ESC_INTER, _CSI, _CSI_IGNORE, _OSC, _STRING, _STRING_ESC = range(8)
@@ -51,6 +54,8 @@ class VtParser:
         self.saved_cx = 0
         self.saved_cy = 0
         self.saved_origin = False
+        self.saved_style = DEFAULT_STYLE
+        self.w.set_style(DEFAULT_STYLE)
 
     # -- main loop -----------------------------------------------------------
 
@@ -229,6 +234,7 @@ class VtParser:
             w.reverse_index()
         elif ch == "c":
             self._reset_saved_state()
+            w.set_style(DEFAULT_STYLE)
             w.reset()
         elif ch == "7":
             self._save_state()
@@ -240,14 +246,17 @@ class VtParser:
         self.saved_cx = 0
         self.saved_cy = 0
         self.saved_origin = False
+        self.saved_style = DEFAULT_STYLE
 
     def _save_state(self) -> None:
         s = self.w.s
         self.saved_cx = s.cx
         self.saved_cy = s.cy
         self.saved_origin = s.mode_origin
+        self.saved_style = self.w.style
 
     def _restore_state(self) -> None:
+        self.w.set_style(self.saved_style)
         self.w.s.mode_origin = self.saved_origin
         self.w.cursor_move(self.saved_cx, self.saved_cy, False)
 
@@ -289,7 +298,9 @@ class VtParser:
         if params is None:
             return
         inter = self.inter
-        if inter == "":
+        if inter == "" and final == "m":
+            self.w.set_style(apply_sgr(self.w.style, params))
+        elif inter == "":
             self._csi_plain(final, params, last)
         elif inter == "?" and final in "hl":
             for i in range(len(params)):
@@ -433,6 +444,11 @@ class VtParser:
             s.mode_wrap = on
         elif mode in (47, 1047, 1049):
             if on:
+                if s.saved is None:
+                    s.saved_style = w.style  # screen->saved_cell
                 s.alternate_on(save_cursor=mode == 1049)
             else:
+                restores = mode == 1049 and s.saved_cx is not None and s.saved_cy is not None
                 s.alternate_off(restore_cursor=mode == 1049)
+                if restores:
+                    w.set_style(s.saved_style)

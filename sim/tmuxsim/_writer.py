@@ -1,15 +1,17 @@
 """Screen operations the byte parser drives (``screen-write.c``).
 
 Each method mirrors the ``screen_write_*`` function in its comment, with the
-cursor and history rules of tmux-grid.md §1, §3 and §10. Attributes (SGR,
-colours, background-colour erase) are not modelled: every cell uses the
-default style.
+cursor and history rules of tmux-grid.md §1, §3 and §10. Printed cells
+take the current style (SGR attributes and colours, ``_style``); erases,
+scrolls and inserted cells are always default cells (background colour
+erase is not modelled).
 """
 
 from __future__ import annotations
 
 from ._line import BLANK, PAD, cell_width
 from ._screen import Screen
+from ._style import DEFAULT_STYLE, Style, cell_text, is_mark, mark
 from ._versions import TmuxVersion
 
 # tmux's UTF8_SIZE: a TAB wider than this is only a cursor movement.
@@ -22,6 +24,13 @@ class Writer:
         self.version = version
         # The pane option scroll-on-clear (3.3+; 3.2a always scrolls).
         self.scroll_on_clear = True
+        # The input parser's current cell (ictx->cell): what printing uses.
+        self.style = DEFAULT_STYLE
+        self._mark = ""
+
+    def set_style(self, style: Style) -> None:
+        self.style = style
+        self._mark = mark(style)
 
     # -- cursor --------------------------------------------------------------
 
@@ -111,7 +120,7 @@ class Writer:
         line = s.grid.lines[s.grid.hsize + s.cy]
         has_content = False
         while True:
-            if not has_content and line.cell(cx) != BLANK:
+            if not has_content and cell_text(line.cell(cx)) != BLANK:
                 has_content = True
             cx += 1
             if cx in s.tabs or cx >= sx - 1:
@@ -120,7 +129,9 @@ class Writer:
         if has_content or width > _UTF8_SIZE:
             self.cursor_move(cx, None, False)
         else:
-            self.put_cell("\t" * width, width)
+            # The TAB cell is a default cell, whatever the current style
+            # (measured on 3.8: capture -e writes no code before it).
+            self.put_cell("\t" * width, width, styled=False)
 
     def scroll_region(self, rupper: int, rlower: int) -> None:
         # screen_write_scrollregion: a one-row region is refused; otherwise the
@@ -345,7 +356,7 @@ class Writer:
                 xx -= 1
             if cell_width(cell) > 1:
                 grid.set_cell(xx, py, BLANK)
-        grid.set_cells(cx, py, run)
+        grid.set_cells(cx, py, run, self._mark)
         end = cx + len(run)
         self.set_cursor(end, None)
         cells = line.cells
@@ -354,7 +365,7 @@ class Writer:
             cells[xx] = BLANK
             xx += 1
 
-    def put_cell(self, cell: str, width: int) -> None:
+    def put_cell(self, cell: str, width: int, *, styled: bool = True) -> None:
         # screen_write_cell: one character of any width (or a stored TAB).
         # Its bounds checks are unsigned: ``sx - width`` wraps around when a
         # wide character meets a one-column pane, and tmux then neither wraps
@@ -365,6 +376,8 @@ class Writer:
         if width == 0:
             self._combine(cell)
             return
+        if styled:
+            cell += self._mark
         if not s.mode_wrap and width > 1 and (width > sx or (s.cx != sx and s.cx > _u(sx - width))):
             return
         if s.mode_insert:
@@ -414,7 +427,7 @@ class Writer:
                 grid.set_cell(xx, py, BLANK)
                 xx += 1
 
-    def _combine(self, mark: str) -> None:
+    def _combine(self, combining: str) -> None:
         # A zero-width character joins the previous non-padding cell; at
         # column 0 it is dropped (screen_write_combine).
         s = self.s
@@ -431,7 +444,11 @@ class Writer:
         base = line.cell(xx)
         if base.startswith("\t"):
             return
-        grid.set_cell(xx, py, base + mark)
+        if is_mark(base[-1]):
+            # The mark joins the character, before the cell's style.
+            grid.set_cell(xx, py, base[:-1] + combining + base[-1])
+        else:
+            grid.set_cell(xx, py, base + combining)
 
 
 def _u(value: int) -> int:

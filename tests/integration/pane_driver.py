@@ -25,6 +25,8 @@ payload must not end inside an escape sequence or a UTF-8 character, or the
 query would be swallowed by it; the acknowledgement would then time out.)
 
 Frames on the socket, both ways: a 4-byte big-endian length, then the bytes.
+A payload that starts with a NUL byte is a command instead (``PaneDriver.exit``):
+``\0exit N`` ends the driver with exit status N, ``\0kill N`` with signal N.
 
 This file is both the driver (``__main__``, standard library only, so it runs
 under ``-I -S``) and the test-side API (``DriverListener``, ``PaneDriver``).
@@ -45,6 +47,7 @@ from pathlib import Path
 _HEADER = struct.Struct(">I")
 _REPLY = re.compile(rb"\x1b\[(\d+);(\d+)R")
 _DSR = b"\x1b[6n"
+_COMMAND = b"\x00"
 
 
 class DriverError(AssertionError):
@@ -112,6 +115,17 @@ class PaneDriver:
         if match is None:
             raise DriverError(f"pane {self.pane_id}: bad acknowledgement {reply!r}")
         return int(match.group(2)) - 1, int(match.group(1)) - 1
+
+    def exit(self, status: int = 0, *, signal: int | None = None) -> None:
+        """End the driver's process with ``status`` (or kill it with ``signal``).
+
+        Nothing comes back: the test waits for tmux to see the pane die."""
+        command = f"kill {signal}" if signal is not None else f"exit {status}"
+        try:
+            _send_frame(self._conn, _COMMAND + command.encode())
+        except OSError as exc:
+            raise DriverError(f"pane {self.pane_id}: cannot send {command!r} ({exc})") from exc
+        self._conn.close()
 
     def log_tail(self) -> str:
         try:
@@ -231,6 +245,11 @@ def main(socket_path: str, log_path: str) -> int:
             payload = _recv_frame(conn, None)
         except EOFError:
             return 0
+        if payload.startswith(_COMMAND):
+            verb, _, number = payload[1:].decode().partition(" ")
+            if verb == "kill":
+                os.kill(os.getpid(), int(number))
+            return int(number)
         _write_all(1, payload + _DSR)
         _send_frame(conn, _read_reply(0))
 
