@@ -335,4 +335,4 @@ class ControlChannel:
 
 
 def _joined(lines: list[bytes]) -> bytes:
-    return b"".join(line + b"\n" for line in lines)
+    return b"\n".join(lines) + b"\n" if lines else b""

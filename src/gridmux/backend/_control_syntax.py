@@ -175,17 +175,16 @@ def _blocks(lines: Sequence[bytes], start: int) -> list[_Block] | None:
         if begin is None or begin.kind != "begin":
             index += 1  # a notification, or a hook's unbracketed output
             continue
-        ends = [
-            at
-            for at in range(index + 1, len(lines))
-            if lines[at].startswith(b"%e")
-            and (guard := Guard.parse(lines[at])) is not None
-            and guard.closes(begin)
-        ]
-        for at in reversed(ends):
+        for at in range(len(lines) - 1, index, -1):  # the real end is nearly always last
+            line = lines[at]
+            if not line.startswith(b"%e"):
+                continue
+            guard = Guard.parse(line)
+            if guard is None or not guard.closes(begin):
+                continue
             rest = _blocks(lines, at + 1)
             if rest is not None:
-                failed = lines[at].startswith(b"%error")
+                failed = line.startswith(b"%error")
                 return [(begin, failed, lines[index + 1 : at]), *rest]
         return None
     return []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -30,7 +31,9 @@ class CursorFormatError(ValueError):
     """The text is not a cursor this version of gridmux wrote."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def row_hash(text: str) -> bytes:
+    """A row's fingerprint. Cached: follow-up reads hash the same history rows again."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=HASH_SIZE).digest()
 
 

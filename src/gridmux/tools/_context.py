@@ -19,7 +19,7 @@ from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
-from ._targets import resolve_pane
+from ._targets import check_id, resolve_pane
 
 T = TypeVar("T")
 
@@ -108,6 +108,25 @@ class ToolContext:
             session_id=session_id,
             window_id=window_id,
         )
+
+    def pane_target(
+        self,
+        server: ServerRef,
+        pane_id: str | None = None,
+        session_name: str | None = None,
+        session_id: str | None = None,
+        window_id: str | None = None,
+    ) -> str:
+        """The pane id a tool's target arguments name, asking tmux only if needed.
+
+        A bare ``pane_id`` is used as it is (its format checked): the command
+        that follows fails with NotFound if the pane is gone, so a listing
+        first would only cost a round trip.
+        """
+        if pane_id is not None and session_name is session_id is window_id is None:
+            check_id("pane", pane_id)
+            return pane_id
+        return self.resolve(server, pane_id, session_name, session_id, window_id).pane_id
 
     async def call(self, fn: Callable[[], T]) -> T:
         """Run a backend call in a worker thread, translating gridmux errors."""

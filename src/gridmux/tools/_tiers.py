@@ -123,6 +123,9 @@ class TierGate(Middleware):
     def __init__(self, mcp: FastMCP, server_tier: Tier) -> None:
         self._mcp = mcp
         self._server_tier = server_tier
+        # A tool's tier is fixed at registration; FastMCP's lookup scans every
+        # component, so each name is looked up once.
+        self._tiers: dict[str, Tier | None] = {}
 
     async def on_call_tool(
         self,
@@ -130,8 +133,13 @@ class TierGate(Middleware):
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
-        found = await self._mcp.local_provider.get_tool(name)
-        tier = tier_of(found) if found is not None else None
+        if name in self._tiers:
+            tier = self._tiers[name]
+        else:
+            found = await self._mcp.local_provider.get_tool(name)
+            tier = tier_of(found) if found is not None else None
+            if found is not None:
+                self._tiers[name] = tier
         if tier is not None and tier > self._server_tier:
             raise ToolError(above_tier_text(name, tier, self._server_tier))
         return await call_next(context)

@@ -105,9 +105,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def read() -> tuple[str, Reading]:
             if cursor is None:
-                pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-                snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
-                return pane.pane_id, first(snap)
+                target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+                snap = ctx.backend.snapshot(server, target, start=FIRST_PLAN.start, end=None)
+                return target, first(snap)
             parsed = parse_cursor(cursor, pane_id=pane_id)
             if targeted:
                 pane = ctx.resolve(server, None, session_name, session_id, window_id)

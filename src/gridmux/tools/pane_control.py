@@ -108,8 +108,8 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def expand() -> str:
             check_format(format_string)
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            return ctx.backend.display_message(server, pane.pane_id, format_string)
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            return ctx.backend.display_message(server, target, format_string)
 
         return await ctx.call(expand)
 

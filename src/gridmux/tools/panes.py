@@ -11,7 +11,7 @@ from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import PaneSnapshot as BackendSnapshot
 from gridmux.backend import ServerRef
 from gridmux.capture import limit_tail
-from gridmux.errors import InvalidArgument
+from gridmux.errors import InvalidArgument, NotFound
 
 from ._context import ToolContext, tool_error
 from ._filters import apply_filters
@@ -104,11 +104,22 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 panes = [p for p in panes if p.window_id == window_id]
                 if not panes:
                     raise InvalidArgument(f"no window {window_id} on this tmux server")
-            if session_name is not None or session_id is not None:
+            if session_name is not None and session_id is not None:
                 session = resolve_session(
                     ctx.backend, server, session_name=session_name, session_id=session_id
                 )
                 panes = [p for p in panes if p.session_id == session.session_id]
+            elif session_name is not None or session_id is not None:
+                # Every session has a pane, so the listing itself says which exist.
+                check_id("session", session_id)
+                panes = [
+                    p
+                    for p in panes
+                    if session_id in (None, p.session_id) and session_name in (None, p.session_name)
+                ]
+                if not panes:
+                    wanted = session_id if session_id is not None else repr(session_name)
+                    raise NotFound(f"no session {wanted} on this tmux server")
             if window_index is not None:
                 if session_name is None and session_id is None:
                     raise InvalidArgument(
@@ -174,8 +185,8 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         server = ctx.server(socket_name, socket_path)
 
         def read() -> tuple[str, ...]:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            return ctx.backend.snapshot(server, pane.pane_id, start=start, end=end).rows
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            return ctx.backend.snapshot(server, target, start=start, end=end).rows
 
         rows = strip_blank_tail(await ctx.call(read))
         limited = limit_tail(tuple(rows), max_lines, None)
@@ -274,9 +285,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         text = f" {keys}" if suppress_history and keys else keys
 
         def send() -> str:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            ctx.backend.send_keys(server, pane.pane_id, text, literal=literal, enter=enter)
-            return pane.pane_id
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            ctx.backend.send_keys(server, target, text, literal=literal, enter=enter)
+            return target
 
         sent_to = await ctx.call(send)
         return f"Keys sent to pane {sent_to}"
