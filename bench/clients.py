@@ -15,6 +15,7 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from .rawclient import RawStdioClient
 from .tmuxenv import BenchError, TmuxEnv
 
 PREDECESSOR = "predecessor"
@@ -78,7 +79,7 @@ def spawn_target(key: str) -> float:
 class McpServer:
     """One running server behind a connected MCP client."""
 
-    def __init__(self, spec: ServerSpec, client: Client[Any]) -> None:
+    def __init__(self, spec: ServerSpec, client: Any) -> None:
         self.spec = spec
         self.client = client
 
@@ -106,14 +107,23 @@ class McpServer:
         return elapsed, data
 
 
-def _client(spec: ServerSpec, env: TmuxEnv, path_first: Path | None, log: str) -> Client[Any]:
+#: Which MCP client drives the servers: "raw" (bench/rawclient.py, no per-call
+#: work of its own) or "fastmcp" (FastMCP's Client). Set by bench.run --client.
+CLIENT = {"kind": "raw"}
+
+
+def _client(spec: ServerSpec, env: TmuxEnv, path_first: Path | None, log: str) -> Any:
+    server_env = {**env.base_env(path_first), **spec.env}
+    log_file = env.root / "logs" / f"{spec.key}-{log}.log"
+    if CLIENT["kind"] == "raw":
+        return RawStdioClient(spec.argv, env=server_env, cwd=str(env.root), log_file=log_file)
     transport = StdioTransport(
         spec.argv[0],
         list(spec.argv[1:]),
-        env={**env.base_env(path_first), **spec.env},
+        env=server_env,
         cwd=str(env.root),
         keep_alive=False,
-        log_file=env.root / "logs" / f"{spec.key}-{log}.log",
+        log_file=log_file,
     )
     return Client(transport, mode="legacy", timeout=120, init_timeout=60)
 

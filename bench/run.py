@@ -26,7 +26,15 @@ from importlib import metadata
 from pathlib import Path
 
 from . import report as rpt
-from .clients import McpServer, ServerSpec, connected, server_specs, spawn_target, startup_seconds
+from .clients import (
+    CLIENT,
+    McpServer,
+    ServerSpec,
+    connected,
+    server_specs,
+    spawn_target,
+    startup_seconds,
+)
 from .latency import CASES, Fixture, run_cases
 from .tmuxenv import BenchError, TmuxEnv, find_tmux
 from .workloads import FULL, QUICK, WORKLOADS, Sizes, run_workloads
@@ -67,6 +75,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--phases",
         default="startup,latency,spawns,exactness",
         help="comma-separated subset of startup,latency,spawns,exactness",
+    )
+    parser.add_argument(
+        "--client",
+        choices=("raw", "fastmcp"),
+        default="raw",
+        help=(
+            "MCP client driving both servers: raw (default; bench/rawclient.py, no per-call "
+            "work of its own) or fastmcp (FastMCP's Client, which adds ~1-3 ms per call)"
+        ),
     )
     parser.add_argument("--tmux-bin", help="tmux to run (default: tmux on PATH)")
     parser.add_argument("--gridmux", help="command starting gridmux (default: beside python)")
@@ -114,6 +131,7 @@ def machine(env: TmuxEnv, plan: Plan) -> dict[str, str]:
         "machine": f"{os.cpu_count()} CPUs, {cpu}; {platform.platform()}",
         "tmux": f"{env.version()} ({env.tmux})",
         "python": platform.python_version(),
+        "client": CLIENT["kind"],
         "packages": ", ".join(
             f"{name} {_version(name)}"
             for name in ("gridmux", "libtmux-mcp", "libtmux", "fastmcp", "mcp")
@@ -229,6 +247,7 @@ def write_outputs(args: argparse.Namespace, plan: Plan, result: rpt.Report) -> s
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    CLIENT["kind"] = args.client
     plan = plan_of(args)
     env = TmuxEnv(find_tmux(args.tmux_bin))
     started = time.monotonic()
