@@ -63,7 +63,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import PaneInfo, PaneState, ServerRef
+from gridmux.backend import PaneInfo, ServerRef
 from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, advance, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
@@ -82,6 +82,7 @@ from .waits import MAX_WAIT_SECONDS, Progress, Timeout, guarded
 _SLICE = 1.0
 #: At most this long after a run_command, wait for the shell to show its prompt.
 _SETTLE = 0.5
+_SETTLE_POLL = 0.0005
 #: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
 _CAPTURE_BOUND = 32767
 _MAX_OPERATIONS = 1000
@@ -281,9 +282,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         finally:
             # Always release the shell; a server that is gone has nobody waiting.
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
-                held = await ctx.call(lambda: ctx.backend.pane_state(server, target))
-                await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
-                await _settle(server, target, held)
+                await ctx.call(lambda: _release(server, target, line))
         limited = limit_tail(tuple(output.lines), max_lines, None)
         return RunCommandResult(
             pane_id=target,
@@ -298,19 +297,22 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             effective_timeout=timeout,
         )
 
-    async def _settle(server: ServerRef, target: str, held: PaneState) -> None:
-        """Give the released shell a moment to print its prompt (at most _SETTLE s).
+    def _release(server: ServerRef, target: str, line: TypedLine) -> None:
+        """Let the shell go on, then give it a moment to print its prompt.
 
         Otherwise a run_command right after this one can type before that
-        prompt appears, and the prompt lands on the row of its output.
+        prompt appears, and the prompt lands on the row of its output. Waits
+        at most _SETTLE s (a shell with an empty prompt shows nothing).
         """
+        held = ctx.backend.pane_state(server, target)
+        ctx.backend.signal_channel(server, line.ack_channel)
         deadline = time.monotonic() + _SETTLE
         while time.monotonic() < deadline:
-            state = await ctx.call(lambda: ctx.backend.pane_state(server, target))
+            state = ctx.backend.pane_state(server, target)
             moved = (state.cursor_x, state.cursor_y, state.history_size)
             if state.dead or moved != (held.cursor_x, held.cursor_y, held.history_size):
                 return
-            await anyio.sleep(0.002)
+            time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
 
     async def _wait(
         server: ServerRef, target: str, line: TypedLine, timeout: float, progress: Progress
@@ -341,11 +343,13 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         while budget > 0:
             piece = min(_SLICE, budget)
             began = time.monotonic()
-            signalled = await ctx.call(
-                functools.partial(ctx.backend.wait_for, server, line.done_channel, piece)
-            )
+
+            def wait_then_read(piece: float = piece) -> tuple[bool, int | None]:
+                signalled = ctx.backend.wait_for(server, line.done_channel, piece)
+                return signalled, status_now()
+
+            signalled, status = await ctx.call(wait_then_read)
             budget -= time.monotonic() - began if signalled else piece
-            status = await ctx.call(status_now)
             if status is not None:
                 return status
             await progress.report()
