@@ -15,9 +15,10 @@ version of one tmux command list: nothing a program does in reaction
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from gridmux.backend import (
@@ -197,6 +198,23 @@ class SimBackend:
             rows = pane.terminal.capture(start, end, join=join_wrapped)
             top, _ = resolve_row_range(state.history_size, state.height, start, end)
         return PaneSnapshot(state=state, top=top, rows=tuple(rows))
+
+    def snapshots(
+        self,
+        server: ServerRef,
+        pane_ids: Sequence[str],
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> dict[str, PaneSnapshot]:
+        found: dict[str, PaneSnapshot] = {}
+        for pane_id in pane_ids:
+            with contextlib.suppress(NotFound):
+                found[pane_id] = self.snapshot(
+                    server, pane_id, start=start, end=end, join_wrapped=join_wrapped
+                )
+        return found
 
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         # tmux itself prints an empty expansion for a pane that is gone

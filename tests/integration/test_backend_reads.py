@@ -281,3 +281,20 @@ def test_display_message_bad_targets(
 ) -> None:
     with pytest.raises(error, match=r"99|main"):
         backend.display_message(tmux_server, target, "#{pane_id}")
+
+
+def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
+    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+) -> None:
+    first = backend.new_session(tmux_server, command="printf 'one\\n'; exec cat")
+    assert first.active_pane_id is not None
+    second = backend.split_window(tmux_server, first.active_pane_id, command="exec cat")
+    ids = [first.active_pane_id, second.pane_id]
+    batch = backend.snapshots(tmux_server, ids, start="-", join_wrapped=True)
+    assert list(batch) == ids
+    for pane_id in ids:
+        alone = backend.snapshot(tmux_server, pane_id, start="-", join_wrapped=True)
+        assert batch[pane_id] == alone
+    tmux("kill-pane", "-t", second.pane_id)
+    assert list(backend.snapshots(tmux_server, [*ids, "%999"])) == [first.active_pane_id]
+    assert backend.snapshots(tmux_server, []) == {}

@@ -276,6 +276,15 @@ def test_snapshot_joins_wrapped_rows() -> None:
     assert joined.top == 0
 
 
+def test_snapshots_of_many_panes_leave_out_missing_ones() -> None:
+    backend, pane = started()
+    write(backend, pane, b"x" * 50 + b"\nend")
+    batch = backend.snapshots(REF, [pane, "%99"], join_wrapped=True)
+    assert list(batch) == [pane]
+    assert batch[pane] == backend.snapshot(REF, pane, join_wrapped=True)
+    assert backend.snapshots(REF, []) == {}
+
+
 @pytest.mark.parametrize("bound", ["5", 1.5, True])
 def test_snapshot_rejects_malformed_bounds(bound: object) -> None:
     backend, pane = started()

@@ -17,7 +17,7 @@ Conventions shared by every method:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ._types import (
@@ -80,6 +80,21 @@ class TmuxBackend(Protocol):
 
         On real tmux this is one command list (``display-message -p`` chained
         with ``capture-pane -p``) so no pane output is processed in between.
+        """
+        ...
+
+    def snapshots(
+        self,
+        server: ServerRef,
+        pane_ids: Sequence[str],
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> dict[str, PaneSnapshot]:
+        """``snapshot`` of several panes, each atomic, in one command list on real tmux.
+
+        Panes that no longer exist are left out of the answer.
         """
         ...
 

@@ -7,6 +7,10 @@ describes itself as not alive; every other missing target is ``NotFound``.
 
 from __future__ import annotations
 
+import contextlib
+import secrets
+from collections.abc import Sequence
+
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from . import _formats as formats
@@ -160,6 +164,59 @@ class ReadOperations(UsesRunner):
         commands = [state_command(pane_id), capture_command(pane_id, start, end, join_wrapped)]
         out = self._run(server, commands, what)
         return parse_snapshot(what, pane_id, out, start, end, join_wrapped)
+
+    def snapshots(
+        self,
+        server: ServerRef,
+        pane_ids: Sequence[str],
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> dict[str, PaneSnapshot]:
+        """Every pane's ``state ; capture`` in one command list, split by a random token.
+
+        A pane closed since it was listed fails the list; then each pane is
+        read on its own and the missing ones left out.
+        """
+        ids = [check_id("pane", pane_id) for pane_id in pane_ids]
+        if not ids:
+            return {}
+        token = "gridmux-" + secrets.token_hex(12)
+        commands: list[Command] = []
+        for pane_id in ids:
+            commands += [state_command(pane_id), capture_command(pane_id, start, end, join_wrapped)]
+            commands.append(["display-message", "-p", token])
+        what = f"snapshot {len(ids)} panes"
+        try:
+            out = self._run(server, commands, what)
+        except NotFound:
+            return self._each(server, ids, start, end, join_wrapped)
+        parts = out.split(b"\n" + token.encode() + b"\n")
+        if len(parts) != len(ids) + 1 or parts[-1]:
+            raise TmuxFailure(f"cannot {what}: tmux printed {len(parts) - 1} of {len(ids)} panes")
+        return {
+            pane_id: parse_snapshot(
+                f"snapshot pane {pane_id}", pane_id, part + b"\n", start, end, join_wrapped
+            )
+            for pane_id, part in zip(ids, parts, strict=False)
+        }
+
+    def _each(
+        self,
+        server: ServerRef,
+        ids: list[str],
+        start: RowBound,
+        end: RowBound,
+        join_wrapped: bool,
+    ) -> dict[str, PaneSnapshot]:
+        found: dict[str, PaneSnapshot] = {}
+        for pane_id in ids:
+            with contextlib.suppress(NotFound):
+                found[pane_id] = self.snapshot(
+                    server, pane_id, start=start, end=end, join_wrapped=join_wrapped
+                )
+        return found
 
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         what = f"expand a format for {check_target(target)}"

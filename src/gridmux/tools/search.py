@@ -16,7 +16,7 @@ from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import PaneInfo, ServerRef
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import InvalidArgument
 
 from ._context import ToolContext, tool_error
 from ._observe_models import PaneContentMatch, SearchPanesResult
@@ -145,17 +145,19 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def scan() -> list[tuple[PaneInfo, list[str]]]:
             found: list[tuple[PaneInfo, list[str]]] = []
-            for pane in _panes_in_scope(ctx, server, session_name, session_id):
-                try:
-                    snap = ctx.backend.snapshot(
-                        server,
-                        pane.pane_id,
-                        start=content_start,
-                        end=content_end,
-                        join_wrapped=True,
-                    )
-                except NotFound:
-                    continue  # closed since it was listed
+            panes = _panes_in_scope(ctx, server, session_name, session_id)
+            # One command list reads them all; panes closed since listed are left out.
+            snaps = ctx.backend.snapshots(
+                server,
+                [pane.pane_id for pane in panes],
+                start=content_start,
+                end=content_end,
+                join_wrapped=True,
+            )
+            for pane in panes:
+                snap = snaps.get(pane.pane_id)
+                if snap is None:
+                    continue
                 lines = [line for line in snap.rows if compiled.search(line)]
                 if lines:
                     found.append((pane, lines))
