@@ -16,6 +16,7 @@ import sys
 
 from fastmcp import FastMCP
 
+from gridmux._stdio import run_stdio
 from gridmux.settings import Settings, is_loopback
 
 #: Where the streamable HTTP endpoint lives.
@@ -25,7 +26,7 @@ HTTP_PATH = "/mcp"
 def serve(mcp: FastMCP, settings: Settings) -> None:
     """Serve ``mcp`` on the transport the settings name, until stopped."""
     if settings.transport == "stdio":
-        mcp.run(transport="stdio", show_banner=False)
+        run_stdio(mcp)
         return
     sock = bind_loopback(settings.host, settings.port)
     host, port = sock.getsockname()[:2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -103,3 +104,44 @@ def test_version_flag_prints_and_exits() -> None:
     )
     assert out.returncode == 0
     assert out.stdout.startswith("gridmux ")
+
+
+_HANDSHAKE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}\n'
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    '{"jsonrpc":"2.0","id":2,"method":"ping"}\n'
+    '{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'
+)
+
+
+@pytest.mark.parametrize("stdout_kind", ["pipe", "file"])
+def test_stdio_answers_into_a_pipe_and_into_a_regular_file(
+    stdout_kind: str, tmp_path: Path
+) -> None:
+    """Pipes are served on the event loop, a file through the SDK's transport: same answers."""
+    out_path = tmp_path / "replies.jsonl"
+    with out_path.open("wb") as out_file:
+        proc = subprocess.Popen(
+            [str(GRIDMUX), "--backend", "sim"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE if stdout_kind == "pipe" else out_file,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(_HANDSHAKE.encode())
+        proc.stdin.flush()
+        lines: list[bytes] = []
+        deadline = time.monotonic() + 30
+        while len(lines) < 3 and time.monotonic() < deadline:
+            if proc.stdout is not None:
+                lines.append(proc.stdout.readline())
+            else:
+                lines = out_path.read_bytes().splitlines()
+                time.sleep(0.01)  # polling a file the server writes; no event to wait on
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    replies = [json.loads(line) for line in lines]
+    assert [reply["id"] for reply in replies] == [1, 2, 3]
+    assert replies[1]["result"] == {}
+    assert any(tool["name"] == "capture_since" for tool in replies[2]["result"]["tools"])
