@@ -199,6 +199,14 @@ class SimBackend:
             top, _ = resolve_row_range(state.history_size, state.height, start, end)
         return PaneSnapshot(state=state, top=top, rows=tuple(rows))
 
+    def pane_snapshot(
+        self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None
+    ) -> tuple[PaneInfo, PaneSnapshot]:
+        sim = self.server(server)
+        with sim.atomic():
+            snap = self.snapshot(server, pane_id, start=start, end=end)
+            return pane_info(sim.pane(pane_id)), snap
+
     def snapshots(
         self,
         server: ServerRef,

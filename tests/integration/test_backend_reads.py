@@ -298,3 +298,19 @@ def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
     tmux("kill-pane", "-t", second.pane_id)
     assert list(backend.snapshots(tmux_server, [*ids, "%999"])) == [first.active_pane_id]
     assert backend.snapshots(tmux_server, []) == {}
+
+
+def test_pane_snapshot_is_the_listing_record_and_a_snapshot_in_one_read(
+    backend: LibtmuxBackend, tmux_server: ServerRef
+) -> None:
+    title = "t\x1f #{x} \\ é"  # a title holding what formats and the record use
+    made = backend.new_session(tmux_server, command="printf 'hello'; exec cat")
+    pane_id = made.active_pane_id
+    assert pane_id is not None
+    backend.set_pane_title(tmux_server, pane_id, title)
+    info, snap = backend.pane_snapshot(tmux_server, pane_id, start="-")
+    (listed,) = backend.list_panes(tmux_server)
+    assert info == listed
+    assert snap == backend.snapshot(tmux_server, pane_id, start="-")
+    with pytest.raises(NotFound):
+        backend.pane_snapshot(tmux_server, "%999")

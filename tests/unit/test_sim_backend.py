@@ -276,6 +276,16 @@ def test_snapshot_joins_wrapped_rows() -> None:
     assert joined.top == 0
 
 
+def test_pane_snapshot_pairs_the_listing_with_a_snapshot() -> None:
+    backend, pane = started()
+    write(backend, pane, b"hello")
+    info, snap = backend.pane_snapshot(REF, pane, start=0)
+    assert [info] == backend.list_panes(REF)
+    assert snap == backend.snapshot(REF, pane, start=0)
+    with pytest.raises(NotFound):
+        backend.pane_snapshot(REF, "%99")
+
+
 def test_snapshots_of_many_panes_leave_out_missing_ones() -> None:
     backend, pane = started()
     write(backend, pane, b"x" * 50 + b"\nend")

@@ -83,6 +83,17 @@ class TmuxBackend(Protocol):
         """
         ...
 
+    def pane_snapshot(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+    ) -> tuple[PaneInfo, PaneSnapshot]:
+        """The pane's listing record and a ``snapshot`` of it, in one command list."""
+        ...
+
     def snapshots(
         self,
         server: ServerRef,

@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from . import _formats as formats
-from ._arguments import check_id, check_name, check_target, parsed, scope_args, socket_name
+from ._arguments import (
+    check_id,
+    check_name,
+    check_target,
+    first,
+    parsed,
+    scope_args,
+    socket_name,
+)
 from ._formats import RecordFormat
 from ._runner import Command, ServerNotRunning, UsesRunner, decode, default_socket_path, split_lines
 from ._show_output import parse_environment, parse_hooks, parse_options
@@ -164,6 +172,30 @@ class ReadOperations(UsesRunner):
         commands = [state_command(pane_id), capture_command(pane_id, start, end, join_wrapped)]
         out = self._run(server, commands, what)
         return parse_snapshot(what, pane_id, out, start, end, join_wrapped)
+
+    def pane_snapshot(
+        self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None
+    ) -> tuple[PaneInfo, PaneSnapshot]:
+        """``display-message`` of the pane's record, then ``state ; capture``: one list."""
+        what = f"read pane {check_id('pane', pane_id)}"
+        fmt = RecordFormat(formats.PANE_FIELDS)
+        record = ["display-message", "-p", "-t", pane_id, fmt.template]
+        commands = [record, state_command(pane_id), capture_command(pane_id, start, end, False)]
+        out = self._run(server, commands, what)
+        # The record ends at its last delimiter (printed raw, or escaped by 3.5a).
+        marker = fmt.delimiter.encode()
+        if marker not in out:
+            marker = formats.escape(fmt.delimiter).encode()
+        cut = -1
+        for _ in fmt.fields:
+            cut = out.find(marker, cut + 1)
+            if cut < 0:
+                raise TmuxFailure(f"cannot {what}: the pane record is incomplete")
+        cut += len(marker) + 1
+        pane = first(what, lambda: formats.parse_panes(out[:cut], fmt))
+        if pane.pane_id != pane_id:
+            raise NotFound(f"cannot {what}: pane {pane_id} does not exist")
+        return pane, parse_snapshot(what, pane_id, out[cut:], start, end, False)
 
     def snapshots(
         self,

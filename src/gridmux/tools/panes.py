@@ -214,8 +214,8 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         server = ctx.server(socket_name, socket_path)
 
         def read() -> tuple[BackendPane, BackendSnapshot, int | None]:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            snap = ctx.backend.snapshot(server, pane.pane_id)
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            pane, snap = ctx.backend.pane_snapshot(server, target)
             scroll = None
             if snap.state.in_mode:  # only copy mode has a scroll position
                 text = ctx.backend.display_message(server, pane.pane_id, "#{scroll_position}")
