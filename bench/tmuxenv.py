@@ -219,4 +219,12 @@ def tmux_commands(logged: str) -> str:
         index += 2 if words[index] in ("-L", "-S", "-f", "-T") else 1
     names = words[index : index + 1]
     names += [words[i + 1] for i, word in enumerate(words[:-1]) if i > index and word == ";"]
-    return "+".join(names) or "(no command)"
+    return _abridged(names) or "(no command)"
+
+
+def _abridged(names: list[str]) -> str:
+    """``a+b+c+a+b+c`` as ``(a+b+c)x2``: a command list repeating one pattern."""
+    for size in range(1, len(names) // 2 + 1):
+        if len(names) % size == 0 and names == names[:size] * (len(names) // size):
+            return f"({'+'.join(names[:size])})x{len(names) // size}"
+    return "+".join(names)

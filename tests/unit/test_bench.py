@@ -361,3 +361,10 @@ def test_splice_replaces_only_the_generated_section() -> None:
     appended = rpt.splice("# Notes\n", "table", "unused")
     assert appended.startswith("# Notes\n\n" + rpt.BEGIN)
     assert appended.endswith(rpt.END + "\n")
+
+
+def test_tmux_commands_abridge_a_repeating_command_list() -> None:
+    line = "tmux -u -L s " + " ; ".join(["display-message -p x", "capture-pane -p"] * 3)
+    assert tmux_commands(line) == "(display-message+capture-pane)x3"
+    assert tmux_commands("tmux -L s list-panes -a ; list-panes -a") == "(list-panes)x2"
+    assert tmux_commands("tmux -L s a ; b ; a") == "a+b+a"
