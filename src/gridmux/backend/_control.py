@@ -18,6 +18,7 @@ part-way through a reply is an error, never a silent retry.
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 import selectors
@@ -72,7 +73,7 @@ class ControlChannel:
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
         self._prefix = "gmx" + secrets.token_hex(12)
-        self._serial = 0
+        self._serial = itertools.count(1)  # next() is atomic: tokens never repeat
         self._own_flags = b"1"
         self._lock = threading.Lock()
         self._retry_at = 0.0
@@ -156,8 +157,7 @@ class ControlChannel:
         proc.communicate()
 
     def _token(self) -> str:
-        self._serial += 1
-        return f"{self._prefix}x{self._serial}"
+        return f"{self._prefix}x{next(self._serial)}"
 
     # -- requests --------------------------------------------------------------
     def request(self, commands: Sequence[Command]) -> ControlReply | None:
