@@ -90,7 +90,7 @@ async def serve_stdio(mcp: FastMCP) -> None:
     loop = asyncio.get_running_loop()
     with wire_descriptors() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=1 << 26, loop=loop)
-        await loop.connect_read_pipe(
+        read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
             os.fdopen(wire_in, "rb", buffering=0),
         )
@@ -116,6 +116,7 @@ async def serve_stdio(mcp: FastMCP) -> None:
         finally:
             reset_transport(token)
             transport.close()
+            read_transport.close()
 
 
 def run_stdio(mcp: FastMCP) -> None:
