@@ -93,8 +93,13 @@ class ControlChannel:
         with self._lock:
             self._stop()
 
-    def _alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+    def _ready(self) -> bool:
+        """A live, attached client: the one there is, or a new one (call holding the lock)."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None and b"%exit" not in self._buffer:
+            return True
+        self._stop()
+        return self._connect()
 
     def _connect(self) -> bool:
         if self.disabled or time.monotonic() < self._retry_at:
@@ -171,10 +176,8 @@ class ControlChannel:
             # A client found dead is replaced once; if the new one cannot
             # take the line either, the caller runs it as a subprocess.
             for _attempt in range(2):
-                if b"%exit" in self._buffer or not self._alive():
-                    self._stop()
-                    if not self._connect():
-                        return None
+                if not self._ready():
+                    return None
                 try:
                     lines = self._exchange(data, sentinel)
                 except ControlTimeout:
@@ -204,10 +207,8 @@ class ControlChannel:
         sentinel = self._token()
         data = request_lines([["wait-for", name]], [], sentinel)
         with self._lock:
-            if b"%exit" in self._buffer or not self._alive():
-                self._stop()
-                if not self._connect():
-                    return None
+            if not self._ready():
+                return None
             try:
                 lines = self._exchange(data, sentinel, time.monotonic() + timeout)
                 signalled = True

@@ -56,6 +56,32 @@ def resolve_session(
     return found
 
 
+def session_in_listing(
+    backend: TmuxBackend,
+    server: ServerRef,
+    listing: list[PaneInfo],
+    *,
+    session_name: str | None,
+    session_id: str | None,
+) -> str:
+    """The id of the session the arguments name, found in a whole-server pane listing.
+
+    Every session has a pane, so the listing itself says which sessions
+    exist and no ``list-sessions`` is needed; a name and an id together go
+    through ``resolve_session``, which checks that they agree.
+    """
+    if session_name is not None and session_id is not None:
+        return resolve_session(
+            backend, server, session_name=session_name, session_id=session_id
+        ).session_id
+    check_id("session", session_id)
+    for pane in listing:
+        if session_id in (None, pane.session_id) and session_name in (None, pane.session_name):
+            return pane.session_id
+    wanted = session_id if session_id is not None else repr(session_name)
+    raise NotFound(f"no session {wanted} on this tmux server")
+
+
 def resolve_pane(
     backend: TmuxBackend,
     server: ServerRef,

@@ -11,7 +11,7 @@ from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import PaneSnapshot as BackendSnapshot
 from gridmux.backend import ServerRef
 from gridmux.capture import limit_tail
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import InvalidArgument
 
 from ._context import ToolContext, tool_error
 from ._filters import apply_filters
@@ -27,7 +27,7 @@ from ._params import (
     WindowId,
     WindowIndex,
 )
-from ._targets import check_id, resolve_session
+from ._targets import check_id, session_in_listing
 from ._tiers import READONLY, TYPES_INPUT, Tier, tool
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
@@ -99,27 +99,16 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def select() -> list[BackendPane]:
             check_id("window", window_id)
-            panes = ctx.backend.list_panes(server)
+            listing = panes = ctx.backend.list_panes(server)
             if window_id is not None:
                 panes = [p for p in panes if p.window_id == window_id]
                 if not panes:
                     raise InvalidArgument(f"no window {window_id} on this tmux server")
-            if session_name is not None and session_id is not None:
-                session = resolve_session(
-                    ctx.backend, server, session_name=session_name, session_id=session_id
+            if session_name is not None or session_id is not None:
+                wanted = session_in_listing(
+                    ctx.backend, server, listing, session_name=session_name, session_id=session_id
                 )
-                panes = [p for p in panes if p.session_id == session.session_id]
-            elif session_name is not None or session_id is not None:
-                # Every session has a pane, so the listing itself says which exist.
-                check_id("session", session_id)
-                panes = [
-                    p
-                    for p in panes
-                    if session_id in (None, p.session_id) and session_name in (None, p.session_name)
-                ]
-                if not panes:
-                    wanted = session_id if session_id is not None else repr(session_name)
-                    raise NotFound(f"no session {wanted} on this tmux server")
+                panes = [p for p in panes if p.session_id == wanted]
             if window_index is not None:
                 if session_name is None and session_id is None:
                     raise InvalidArgument(

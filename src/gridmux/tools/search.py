@@ -16,12 +16,12 @@ from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import PaneInfo, ServerRef
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import InvalidArgument
 
 from ._context import ToolContext, tool_error
 from ._observe_models import PaneContentMatch, SearchPanesResult
 from ._params import SocketName, SocketPath
-from ._targets import check_id, resolve_session
+from ._targets import session_in_listing
 from ._tiers import READONLY, Tier, tool
 
 
@@ -48,24 +48,12 @@ def _pane_number(pane: PaneInfo) -> int:
 def _panes_in_scope(
     ctx: ToolContext, server: ServerRef, session_name: str | None, session_id: str | None
 ) -> list[PaneInfo]:
-    if session_name is not None and session_id is not None:
-        session = resolve_session(
-            ctx.backend, server, session_name=session_name, session_id=session_id
+    panes = ctx.backend.list_panes(server)
+    if session_name is not None or session_id is not None:
+        wanted = session_in_listing(
+            ctx.backend, server, panes, session_name=session_name, session_id=session_id
         )
-        panes = ctx.backend.list_panes(server, session_id=session.session_id)
-    else:
-        panes = ctx.backend.list_panes(server)
-        if session_name is not None or session_id is not None:
-            # Every session has a pane, so the listing itself says which exist.
-            check_id("session", session_id)
-            panes = [
-                p
-                for p in panes
-                if session_id in (None, p.session_id) and session_name in (None, p.session_name)
-            ]
-            if not panes:
-                wanted = session_id if session_id is not None else repr(session_name)
-                raise NotFound(f"no session {wanted} on this tmux server")
+        panes = [p for p in panes if p.session_id == wanted]
     # A window linked into several sessions lists its panes once per session.
     unique = {pane.pane_id: pane for pane in panes}
     return sorted(unique.values(), key=_pane_number)
