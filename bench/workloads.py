@@ -211,7 +211,6 @@ WORKLOADS = (
         "0-60 lines, window width set to 40-132 columns (lines never wrap), 0-30 lines",
         2000,
         _resizer("-x", (40, 60, 100, 132)),
-        missed_by_contract=True,
     ),
 )
 

@@ -189,6 +189,7 @@ class SimBackend:
         start: RowBound = None,
         end: RowBound = None,
         join_wrapped: bool = False,
+        untrimmed_start: int | None = None,
     ) -> PaneSnapshot:
         start, end = _bound(start, "start"), _bound(end, "end")
         sim = self.server(server)
@@ -197,7 +198,13 @@ class SimBackend:
             state = pane_state_value(pane)
             rows = pane.terminal.capture(start, end, join=join_wrapped)
             top, _ = resolve_row_range(state.history_size, state.height, start, end)
-        return PaneSnapshot(state=state, top=top, rows=tuple(rows))
+            untrimmed_top = 0
+            untrimmed: tuple[str, ...] = ()
+            if untrimmed_start is not None:
+                ustart = _bound(untrimmed_start, "untrimmed_start")
+                untrimmed = tuple(pane.terminal.capture(ustart, None, keep_trailing=True))
+                untrimmed_top, _ = resolve_row_range(state.history_size, state.height, ustart, None)
+        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None

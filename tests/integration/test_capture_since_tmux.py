@@ -53,11 +53,21 @@ class Follower:
 
     def read(self) -> Reading:
         if self.cursor is None:
-            snap = self.backend.snapshot(self.server, self.pane_id, start=FIRST_PLAN.start)
+            snap = self.backend.snapshot(
+                self.server,
+                self.pane_id,
+                start=FIRST_PLAN.start,
+                untrimmed_start=FIRST_PLAN.untrimmed_start,
+            )
             reading = first(snap)
             self.transcript = list(reading.lines)
         else:
-            snap = self.backend.snapshot(self.server, self.pane_id, start=FOLLOW_PLAN.start)
+            snap = self.backend.snapshot(
+                self.server,
+                self.pane_id,
+                start=FOLLOW_PLAN.start,
+                untrimmed_start=FOLLOW_PLAN.untrimmed_start,
+            )
             reading = advance(self.cursor, snap)
             self.apply(reading, snap)
         self.cursor = reading.cursor
@@ -199,7 +209,7 @@ def test_exact_at_the_history_limit_and_honest_when_rows_are_gone(
     TALLY.update(f.counts)
 
 
-def test_height_resizes_keep_deltas_exact_and_width_changes_are_reported(
+def test_resizes_keep_deltas_exact_unless_reflow_rewraps_the_rows_read_last(
     backend: LibtmuxBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
@@ -212,16 +222,25 @@ def test_height_resizes_keep_deltas_exact_and_width_changes_are_reported(
     write_and_wait(write_to_pane, wait_until, f, 1, 30)
     f.read()
     start = 31
-    for height in (4, 20, 7, 12):
-        backend.resize_window(tmux_server, window, height=height)
+    for height, width in ((4, None), (20, None), (None, 30), (7, 100), (None, 45), (12, 60)):
+        backend.resize_window(tmux_server, window, width=width, height=height)
         write_and_wait(write_to_pane, wait_until, f, start, 5)
         reading = f.read()
-        assert not reading.lines_missed, f"needless loss after resizing to {height} rows"
+        assert not reading.lines_missed, f"needless loss after resizing to {width}x{height}"
         assert reading.lines == tuple(f"n {i}" for i in range(start, start + 5))
         start += 5
+    # A row wider than the new width (trailing blanks count) is split by
+    # reflow: reported, never guessed.
+    write_to_pane(pane, f"n {start}".ljust(50).encode() + b"\n")
+    write_and_wait(write_to_pane, wait_until, f, start + 1, 3)
+    f.read()
+    assert f.cursor is not None
     backend.resize_window(tmux_server, window, width=30)
-    reading = f.read()
-    assert reading.lines_missed  # reflow: reported, never guessed
+    snap = backend.snapshot(
+        tmux_server, pane, start=FOLLOW_PLAN.start, untrimmed_start=FOLLOW_PLAN.untrimmed_start
+    )
+    assert f"n {start}" in snap.rows and "" in snap.rows[snap.rows.index(f"n {start}") + 1 :][:1]
+    assert advance(f.cursor, snap).lines_missed
     TALLY.update(f.counts)
 
 

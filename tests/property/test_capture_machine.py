@@ -81,6 +81,7 @@ class CaptureMachine(RuleBasedStateMachine):
         self.previous: tuple[tuple[str, ...], int, int] | None = None
         self.seen: Seen | None = None
         self.disturbed = False
+        self.rewrapped = False
         self.respawned = False
 
     # -- helpers ---------------------------------------------------------------
@@ -135,6 +136,7 @@ class CaptureMachine(RuleBasedStateMachine):
         window_id = next(p.window_id for p in panes if p.pane_id == self.pane_id)
         if width != self.width():
             self.disturbed = True
+            self.rewrapped = True
         self.backend.resize_window(REF, window_id, width=width)
 
     @rule(limit=st.sampled_from([0, 3, 10, 30, 200]))
@@ -149,7 +151,12 @@ class CaptureMachine(RuleBasedStateMachine):
 
     # -- reading ------------------------------------------------------------------
     def snapshot(self, start: int | str) -> PaneSnapshot:
-        return self.backend.snapshot(REF, self.pane_id, start=start)  # type: ignore[arg-type]
+        return self.backend.snapshot(
+            REF,
+            self.pane_id,
+            start=start,  # type: ignore[arg-type]
+            untrimmed_start=FIRST_PLAN.untrimmed_start,
+        )
 
     @rule()
     def read(self) -> None:
@@ -184,6 +191,7 @@ class CaptureMachine(RuleBasedStateMachine):
             serials[anchor], rows[anchor], reading.cursor.shown, len(reading.cursor.window)
         )
         self.disturbed = False
+        self.rewrapped = False
 
     def indistinguishable(self, reading: Reading, snap: PaneSnapshot) -> bool:
         """The pane looks exactly as at the previous read: "nothing new" is the only answer.
@@ -242,7 +250,7 @@ class CaptureMachine(RuleBasedStateMachine):
             note(f"expected {expected!r}, got {list(reading.lines)!r}")
             assert list(reading.lines) == expected, "exact delta differs from the truth"
             assert reading.first_line_rewritten == (rewrite and bool(expected))
-            event("read: exact")
+            event("read: exact" + (" after a width change" if self.rewrapped else ""))
             return
         self.check_visible(reading, snap, from_top=young)
         needless = self.unique and not self.disturbed and not young and q >= MIN_EVIDENCE

@@ -75,11 +75,15 @@ class TmuxBackend(Protocol):
         start: RowBound = None,
         end: RowBound = None,
         join_wrapped: bool = False,
+        untrimmed_start: int | None = None,
     ) -> PaneSnapshot:
         """State plus rows ``start..end`` (``capture-pane -S/-E``) at ONE instant.
 
         On real tmux this is one command list (``display-message -p`` chained
         with ``capture-pane -p``) so no pane output is processed in between.
+        With ``untrimmed_start`` the same list also captures rows from there
+        (an ``-S`` value) to the bottom of the screen with ``-N``, into
+        ``PaneSnapshot.untrimmed``.
         """
         ...
 

@@ -26,7 +26,13 @@ from ._arguments import (
 from ._formats import RecordFormat
 from ._runner import Command, ServerNotRunning, UsesRunner, decode, default_socket_path, split_lines
 from ._show_output import parse_environment, parse_hooks, parse_options
-from ._snapshot import capture_command, parse_snapshot, parse_state_line, state_command
+from ._snapshot import (
+    capture_command,
+    parse_snapshot,
+    parse_state_line,
+    snapshot_commands,
+    state_command,
+)
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -167,11 +173,12 @@ class ReadOperations(UsesRunner):
         start: RowBound = None,
         end: RowBound = None,
         join_wrapped: bool = False,
+        untrimmed_start: int | None = None,
     ) -> PaneSnapshot:
         what = f"snapshot pane {check_id('pane', pane_id)}"
-        commands = [state_command(pane_id), capture_command(pane_id, start, end, join_wrapped)]
+        commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start)
         out = self._run(server, commands, what)
-        return parse_snapshot(what, pane_id, out, start, end, join_wrapped)
+        return parse_snapshot(what, pane_id, out, start, end, join_wrapped, untrimmed_start)
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None

@@ -33,10 +33,14 @@ def state_command(pane_id: str) -> Command:
     return ["display-message", "-p", "-t", pane_id, STATE_FORMAT]
 
 
-def capture_command(pane_id: str, start: RowBound, end: RowBound, join_wrapped: bool) -> Command:
+def capture_command(
+    pane_id: str, start: RowBound, end: RowBound, join_wrapped: bool, *, untrimmed: bool = False
+) -> Command:
     command = ["capture-pane", "-p", "-t", pane_id]
     if join_wrapped:
         command.append("-J")
+    if untrimmed:
+        command.append("-N")
     if start is not None:
         command += ["-S", bound_argument(start)]
     if end is not None:
@@ -55,6 +59,21 @@ def parse_state_line(what: str, pane_id: str, line: bytes) -> PaneState:
     return state
 
 
+def snapshot_commands(
+    pane_id: str,
+    start: RowBound,
+    end: RowBound,
+    join_wrapped: bool,
+    untrimmed_start: int | None = None,
+) -> list[Command]:
+    """``state ; [capture -N (untrimmed rows)] ; capture``: parsed by ``parse_snapshot``."""
+    commands = [state_command(pane_id)]
+    if untrimmed_start is not None:
+        commands.append(capture_command(pane_id, untrimmed_start, None, False, untrimmed=True))
+    commands.append(capture_command(pane_id, start, end, join_wrapped))
+    return commands
+
+
 def parse_snapshot(
     what: str,
     pane_id: str,
@@ -62,16 +81,29 @@ def parse_snapshot(
     start: RowBound,
     end: RowBound,
     join_wrapped: bool,
+    untrimmed_start: int | None = None,
 ) -> PaneSnapshot:
-    """A snapshot from the output of ``state_command ; capture_command``.
+    """A snapshot from the output of ``snapshot_commands``.
 
     Without ``join_wrapped`` exactly ``bottom - top + 1`` rows come back: one
     line per grid row, blank rows as ``""``. tmux prints them all, ending in
     one newline; should a version ever drop trailing blank rows they are put
-    back, and more rows than the range holds is an error, never trimmed.
+    back, and more rows than the range holds is an error, never trimmed. The
+    untrimmed rows come first, and exactly as many as their range holds.
     """
     state_line, _, captured = stdout.partition(b"\n")
     state = parse_state_line(what, pane_id, state_line)
+    untrimmed_top = 0
+    untrimmed: tuple[str, ...] = ()
+    if untrimmed_start is not None:
+        untrimmed_top, last = resolve_row_range(
+            state.history_size, state.height, untrimmed_start, None
+        )
+        lines = captured.split(b"\n", last - untrimmed_top + 1)
+        if len(lines) <= last - untrimmed_top + 1:
+            raise TmuxFailure(f"cannot {what}: tmux returned too few untrimmed rows")
+        untrimmed = tuple(decode(b"\n".join(lines[:-1])).split("\n"))
+        captured = lines[-1]
     top, bottom = resolve_row_range(state.history_size, state.height, start, end)
     rows = split_lines(decode(captured))
     if not join_wrapped:
@@ -82,4 +114,4 @@ def parse_snapshot(
                 f"{top}..{bottom} (history {state.history_size}, height {state.height})"
             )
         rows += [""] * (expected - len(rows))
-    return PaneSnapshot(state=state, top=top, rows=tuple(rows))
+    return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)

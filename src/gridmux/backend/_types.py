@@ -150,11 +150,19 @@ class PaneSnapshot:
     Rows are the text ``capture-pane -p`` prints: trailing blanks trimmed,
     blank rows as empty strings, one entry per grid row (or per joined line
     when the snapshot was taken with ``join_wrapped``).
+
+    ``untrimmed`` (asked for with ``untrimmed_start``) holds rows
+    ``untrimmed_top ..`` the bottom of the screen as ``capture-pane -N``
+    prints them: trailing blanks kept up to the row's used (3.3a) or
+    allocated (3.2a, 3.4+) cells. Their lengths bound what reflow may do to
+    a row (``gridmux.capture``).
     """
 
     state: PaneState
     top: int
     rows: tuple[str, ...]
+    untrimmed_top: int = 0
+    untrimmed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,9 @@ Rules, strongest first (DESIGN.md §3):
    rows tmux still holds; otherwise ``lines_missed`` is set, the visible
    screen is returned and a fresh cursor starts there.
 2. No needless loss: trimming at ``history-limit``, output streaming during
-   the read, height resizes and cursor-row rewrites keep deltas exact.
+   the read, height resizes, cursor-row rewrites and width changes that
+   provably leave the cursor's window rows alone (``_reflow_cells``) keep
+   deltas exact.
 3. A cursor for another server or pane, a dead pane, or a pane that runs a
    new process is refused, never read.
 
@@ -91,6 +93,10 @@ class SnapshotView(Protocol):
     def top(self) -> int: ...
     @property
     def rows(self) -> Sequence[str]: ...
+    @property
+    def untrimmed_top(self) -> int: ...
+    @property
+    def untrimmed(self) -> Sequence[str]: ...
 
 
 class Refusal(enum.Enum):
@@ -109,10 +115,12 @@ class CursorRejected(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ReadPlan:
-    """Rows to snapshot, as ``capture-pane -S`` / ``-E`` bounds."""
+    """Rows to snapshot, as ``capture-pane -S`` / ``-E`` bounds, and where the
+    untrimmed rows (``capture-pane -N``, to the bottom of the screen) start."""
 
     start: int | Literal["-"]
     end: int | Literal["-"] | None
+    untrimmed_start: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,10 +132,13 @@ class Reading:
     alternate_on: bool
 
 
+#: The new cursor's window may start WINDOW rows above the screen, and the
+#: row above the window is checked too (``_reflow_cells``).
+_UNTRIMMED_START = -(WINDOW + 1)
 #: The first read needs the visible screen and up to WINDOW history rows above it.
-FIRST_PLAN = ReadPlan(start=-WINDOW, end=None)
+FIRST_PLAN = ReadPlan(start=-WINDOW, end=None, untrimmed_start=_UNTRIMMED_START)
 #: A follow-up read scans every retained row, so a unique match is a proof.
-FOLLOW_PLAN = ReadPlan(start="-", end=None)
+FOLLOW_PLAN = ReadPlan(start="-", end=None, untrimmed_start=_UNTRIMMED_START)
 
 
 def parse_cursor(text: str, *, pane_id: str | None) -> Cursor:
@@ -166,11 +177,14 @@ def advance(cursor: Cursor, snapshot: SnapshotView) -> Reading:
         return _full_screen(rows, state, lines_missed=True)
     if cursor.alternate_on:
         return _visible(rows, state, lines_missed=True)
-    if cursor.width != state.width:
-        # Reflow rewrapped every row: row text no longer lines up with the
-        # cursor's hashes, and trimmed trailing blanks make false matches.
+    reflowed = cursor.width != state.width
+    if reflowed and (
+        cursor.reflow_cells is None or cursor.reflow_cells > state.width or _young(cursor)
+    ):
+        # Reflow may have rewrapped the window rows, so they can no longer
+        # vouch for a position (see _reflow_cells).
         return _visible(rows, state, lines_missed=True, top=0 if _young(cursor) else None)
-    position = _locate(cursor, rows)
+    position = _locate(cursor, rows, reflowed=reflowed)
     new_anchor = state.history_size + state.cursor_y
     if position is None and _young(cursor) and _unchanged(cursor, rows, state):
         return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
@@ -222,14 +236,14 @@ def _refuse_dead(state: StateView) -> None:
         raise CursorRejected(Refusal.DEAD, f"the program in pane {state.pane_id} has exited")
 
 
-def _locate(cursor: Cursor, rows: _Rows) -> int | None:
+def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | None:
     """The unique position of the cursor's anchor row now, or None.
 
     A position needs ``MIN_EVIDENCE`` window rows to vouch for it. Every
     position where the window lines up counts, also positions after the old
-    anchor (where the anchor cannot be, since rows only ever move up): a
-    window that occurs twice shows repetitive output, where a match proves
-    nothing.
+    anchor (where the anchor cannot be, since rows only ever move up -- unless
+    a narrower width split rows above it): a window that occurs twice shows
+    repetitive output, where a match proves nothing.
     """
     window = cursor.window
     k = len(window)
@@ -246,8 +260,14 @@ def _locate(cursor: Cursor, rows: _Rows) -> int | None:
             found.append(p)
             if len(found) > 1:
                 return None
-    if not found or found[0] > cursor.anchor:
+    if not found or (found[0] > cursor.anchor and not reflowed):
         return None
+    # Trimming may have left fewer than MIN_EVIDENCE window rows above the
+    # true position, which then is no candidate: a single match proves
+    # nothing if the top rows could be the window's surviving tail.
+    for p in range(1, min(MIN_EVIDENCE, found[0])):
+        if hashes[:p] == list(window[k - p :]):
+            return None
     return found[0]
 
 
@@ -257,11 +277,15 @@ def _young(cursor: Cursor) -> bool:
 
 
 def _unchanged(cursor: Cursor, rows: _Rows, state: StateView) -> bool:
-    """Every row up to the anchor, the anchor and the cursor are as they were."""
+    """Every row up to the anchor, the anchor and the cursor are as they were,
+    and the history is too short for tmux to have trimmed it in between
+    (rows printed and trimmed again would look the same)."""
     anchor = cursor.anchor
+    limit = state.history_limit
     return (
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
+        and state.history_size <= limit - max(1, limit // 10)
         and anchor < rows.end
         and rows.hashes()[anchor - len(cursor.window) : anchor + 1]
         == [*cursor.window, cursor.anchor_hash]
@@ -305,19 +329,67 @@ def _cursor_at(rows: _Rows, state: StateView, shown: bool) -> Cursor:
         shown=shown,
         anchor_hash=row_hash(rows.text(anchor)),
         window=window,
+        reflow_cells=_reflow_cells(rows, anchor, len(window), state.width),
     )
+
+
+def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:
+    """The widest of the window rows ``anchor-k .. anchor-1``, in cells, when
+    reflow provably leaves them alone at any width at least that wide.
+
+    tmux's reflow (tmux-grid.md §4) keeps a row as it is unless the row is
+    wider than the new width (split) or WRAPPED (joined with the next); a
+    row that follows a WRAPPED row is consumed by that join. So the window
+    survives a width change intact when no window row is wider than the new
+    width and neither they nor the row above them is WRAPPED. The proof uses
+    the ``capture-pane -N`` rows, whose length bounds the cells a row uses
+    (exactly on 3.3a, the allocation elsewhere), for rows of printable ASCII
+    only, where a cell is a character: an auto-wrapped row has written its
+    last column, so a row shorter than the width is not WRAPPED -- unless a
+    wide character that did not fit at the edge wrapped it early, which
+    shows as a first character of the next row outside ASCII.
+    """
+    if k < MIN_EVIDENCE:
+        return None
+    widest = 0
+    for row in range(max(anchor - k - 1, 0), anchor):
+        text = rows.untrimmed_text(row)
+        below = rows.untrimmed_text(row + 1)
+        if (
+            text is None
+            or below is None
+            or len(text) >= width
+            or not _plain(text)
+            or not _plain(below[:1])
+        ):
+            return None
+        if row >= anchor - k:
+            widest = max(widest, len(text))
+    return widest
+
+
+def _plain(text: str) -> bool:
+    """Printable ASCII only: one character per cell."""
+    return text.isascii() and text.isprintable()
 
 
 class _Rows:
     """Snapshot rows addressed by absolute index, hashed lazily once."""
 
-    __slots__ = ("_hashes", "end", "rows", "top")
+    __slots__ = ("_hashes", "end", "rows", "top", "untrimmed", "untrimmed_top")
 
     def __init__(self, snapshot: SnapshotView) -> None:
         self.rows = snapshot.rows
         self.top = snapshot.top
         self.end = snapshot.top + len(snapshot.rows)
+        self.untrimmed = snapshot.untrimmed
+        self.untrimmed_top = snapshot.untrimmed_top
         self._hashes: list[bytes] | None = None
+
+    def untrimmed_text(self, absolute: int) -> str | None:
+        """Row ``absolute`` as ``capture-pane -N`` printed it, when the snapshot has it."""
+        index = absolute - self.untrimmed_top
+        return self.untrimmed[index] if 0 <= index < len(self.untrimmed) else None
 
     def text(self, absolute: int) -> str:
         if not self.top <= absolute < self.end:

@@ -53,32 +53,36 @@ class Cursor:
     anchor_hash: bytes
     #: hashes of rows ``anchor - len(window) .. anchor - 1``, oldest first
     window: tuple[bytes, ...]
+    #: the widest window row in cells, when no window row nor the row above
+    #: them is provably a wrapped row; None when that could not be shown
+    reflow_cells: int | None = None
 
     def __post_init__(self) -> None:
         if min(self.anchor, self.history_size) < 0 or min(self.width, self.height) < 1:
             raise CursorFormatError("cursor geometry out of range")
+        if self.reflow_cells is not None and not 0 <= self.reflow_cells < self.width:
+            raise CursorFormatError("cursor reflow width out of range")
         if len(self.window) > min(WINDOW, self.anchor):
             raise CursorFormatError("cursor window longer than the rows above its anchor")
         if len(self.anchor_hash) != HASH_SIZE or any(len(h) != HASH_SIZE for h in self.window):
             raise CursorFormatError("cursor row hash has the wrong size")
 
     def encode(self) -> str:
-        header = json.dumps(
-            {
-                "s": self.server_pid,
-                "p": self.pane_id,
-                "pp": self.pane_pid,
-                "w": self.width,
-                "h": self.height,
-                "hs": self.history_size,
-                "hl": self.history_limit,
-                "a": self.anchor,
-                "alt": int(self.alternate_on),
-                "sh": int(self.shown),
-            },
-            separators=(",", ":"),
-            sort_keys=True,
-        ).encode("ascii")
+        fields: dict[str, int | str | None] = {
+            "s": self.server_pid,
+            "p": self.pane_id,
+            "pp": self.pane_pid,
+            "w": self.width,
+            "h": self.height,
+            "hs": self.history_size,
+            "hl": self.history_limit,
+            "a": self.anchor,
+            "alt": int(self.alternate_on),
+            "sh": int(self.shown),
+        }
+        if self.reflow_cells is not None:
+            fields["rw"] = self.reflow_cells
+        header = json.dumps(fields, separators=(",", ":"), sort_keys=True).encode("ascii")
         body = header + b"\0" + self.anchor_hash + b"".join(self.window)
         check = hashlib.blake2b(body, digest_size=_CHECK_SIZE).digest()
         return PREFIX + base64.urlsafe_b64encode(body + check).decode("ascii").rstrip("=")
@@ -125,6 +129,7 @@ class Cursor:
             shown=bool(_int(fields, "sh")),
             anchor_hash=chunks[0],
             window=tuple(chunks[1:]),
+            reflow_cells=None if fields.get("rw") is None else _int(fields, "rw"),
         )
 
 

@@ -88,7 +88,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         into tmux's history are still returned exactly.
 
         lines_missed=true means rows could not be recovered exactly (trimmed
-        by history-limit, cleared, reflowed by a width change, or ambiguous):
+        by history-limit, cleared, rewrapped by a width change, or ambiguous):
         lines is then the visible screen and the new cursor starts there.
         first_line_rewritten=true means lines[0] replaces the last line you
         got before (e.g. a command typed at the prompt). Truncation drops the
@@ -106,7 +106,13 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         def read() -> tuple[str, Reading]:
             if cursor is None:
                 target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-                snap = ctx.backend.snapshot(server, target, start=FIRST_PLAN.start, end=None)
+                snap = ctx.backend.snapshot(
+                    server,
+                    target,
+                    start=FIRST_PLAN.start,
+                    end=FIRST_PLAN.end,
+                    untrimmed_start=FIRST_PLAN.untrimmed_start,
+                )
                 return target, first(snap)
             parsed = parse_cursor(cursor, pane_id=pane_id)
             if targeted:
@@ -118,7 +124,13 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                         f"resolves to {pane.pane_id}",
                     )
             try:
-                snap = ctx.backend.snapshot(server, parsed.pane_id, start=FOLLOW_PLAN.start)
+                snap = ctx.backend.snapshot(
+                    server,
+                    parsed.pane_id,
+                    start=FOLLOW_PLAN.start,
+                    end=FOLLOW_PLAN.end,
+                    untrimmed_start=FOLLOW_PLAN.untrimmed_start,
+                )
             except NotFound as exc:
                 raise NotFound(
                     f"pane {parsed.pane_id} of this cursor no longer exists",
