@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridmux.capture import PREFIX, WINDOW, Cursor, CursorFormatError, row_hash
+from gridmux.capture import (
+    PREFIX,
+    SENTINEL_OFFSETS,
+    WINDOW,
+    Cursor,
+    CursorFormatError,
+    row_hash,
+)
 
 hashes = st.binary(min_size=8, max_size=8)
 
@@ -14,11 +21,15 @@ hashes = st.binary(min_size=8, max_size=8)
 def cursors(draw: st.DrawFn) -> Cursor:
     anchor = draw(st.integers(0, 10**6))
     window = draw(st.lists(hashes, max_size=min(WINDOW, anchor)))
+    above = anchor - len(window)
+    reachable = sum(1 for offset in SENTINEL_OFFSETS if offset <= above)
+    sentinels = draw(st.lists(hashes, max_size=reachable))
+    width = draw(st.integers(1, 1000))
     return Cursor(
         server_pid=draw(st.integers(0, 2**31)),
         pane_id=f"%{draw(st.integers(0, 10**5))}",
         pane_pid=draw(st.none() | st.integers(0, 2**31)),
-        width=draw(st.integers(1, 1000)),
+        width=width,
         height=draw(st.integers(1, 1000)),
         history_size=draw(st.integers(0, 10**6)),
         history_limit=draw(st.integers(0, 10**6)),
@@ -27,6 +38,8 @@ def cursors(draw: st.DrawFn) -> Cursor:
         shown=draw(st.booleans()),
         anchor_hash=draw(hashes),
         window=tuple(window),
+        reflow_cells=draw(st.none() | st.integers(0, width - 1)),
+        sentinels=tuple(sentinels),
     )
 
 

@@ -76,6 +76,22 @@ async def test_exact_while_history_is_trimmed_at_the_limit(
     assert out["lines_missed"] is False
 
 
+async def test_a_replay_of_the_last_rows_read_after_they_were_trimmed_is_a_miss(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    """A second run that ends like the first and pushes it out of history: the
+    window rows match once, at the replay, but the rows above them differ."""
+    pane = new_pane(backend, limit=100)
+    tail = "".join(f"summary {i}\n" for i in range(20))
+    write(backend, pane, "".join(f"run 1 line {i}\n" for i in range(300)) + tail)
+    cursor = (await since(client, pane_id=pane))["cursor"]
+    write(backend, pane, "".join(f"run 2 line {i}\n" for i in range(300)) + tail)
+    out = await since(client, cursor=cursor)
+    assert out["lines_missed"] is True
+    assert out["lines"][-1] == "summary 19"
+
+
 async def test_rows_trimmed_away_are_reported_missed(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,

@@ -14,7 +14,7 @@ from ._core import (
     first,
     parse_cursor,
 )
-from ._cursor import PREFIX, WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import PREFIX, SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
 from ._limits import Limited, limit_tail, line_cost
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "FOLLOW_PLAN",
     "MIN_EVIDENCE",
     "PREFIX",
+    "SENTINEL_OFFSETS",
     "WINDOW",
     "Cursor",
     "CursorFormatError",

@@ -23,8 +23,10 @@ for an unknown ``d >= 0``. The cursor holds hashes of the rows above the
 anchor; a position ``p`` is a *candidate* when the rows above it carry
 those hashes (all of them, or, when trimming has cut into the window, the
 surviving ones, if at least ``MIN_EVIDENCE`` survive). The true position is
-always a candidate while those rows are unchanged, so one candidate is a
-proof and several are ambiguity. Periodic output (``yes``, repeated log
+always a candidate while those rows are unchanged (and at least
+``MIN_EVIDENCE`` of them survive: top rows that could be the window's tail,
+or sentinel rows far above the window that differ, void a match), so one
+candidate is a proof and several are ambiguity. Periodic output (``yes``, repeated log
 lines) matches at many shifts and honestly reports ``lines_missed``.
 
 A cursor taken within ``MIN_EVIDENCE`` rows of the top of a pane has too
@@ -53,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ._cursor import WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
 
 #: fewest surviving window rows that may vouch for a position after trimming
 MIN_EVIDENCE = 6
@@ -135,8 +137,11 @@ class Reading:
 #: The new cursor's window may start WINDOW rows above the screen, and the
 #: row above the window is checked too (``_reflow_cells``).
 _UNTRIMMED_START = -(WINDOW + 1)
-#: The first read needs the visible screen and up to WINDOW history rows above it.
-FIRST_PLAN = ReadPlan(start=-WINDOW, end=None, untrimmed_start=_UNTRIMMED_START)
+#: The first read needs the visible screen, up to WINDOW history rows above
+#: it and the sentinel rows above those.
+FIRST_PLAN = ReadPlan(
+    start=-(WINDOW + SENTINEL_OFFSETS[-1]), end=None, untrimmed_start=_UNTRIMMED_START
+)
 #: A follow-up read scans every retained row, so a unique match is a proof.
 FOLLOW_PLAN = ReadPlan(start="-", end=None, untrimmed_start=_UNTRIMMED_START)
 
@@ -262,13 +267,24 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | Non
                 return None
     if not found or (found[0] > cursor.anchor and not reflowed):
         return None
+    position = found[0]
     # Trimming may have left fewer than MIN_EVIDENCE window rows above the
     # true position, which then is no candidate: a single match proves
-    # nothing if the top rows could be the window's surviving tail.
-    for p in range(1, min(MIN_EVIDENCE, found[0])):
+    # nothing if the top rows could be the window's surviving tail ...
+    for p in range(1, min(MIN_EVIDENCE, position)):
         if hashes[:p] == list(window[k - p :]):
             return None
-    return found[0]
+    # ... or if the match is a replay of the window rows after the originals
+    # were trimmed away: then the rows above it differ from those that were
+    # above the window (reflow may rewrap those, so they are not asked then).
+    if not reflowed:
+        for offset, sentinel in zip(SENTINEL_OFFSETS, cursor.sentinels, strict=False):
+            row = position - k - offset
+            if row < 0:
+                break
+            if hashes[row] != sentinel:
+                return None
+    return position
 
 
 def _young(cursor: Cursor) -> bool:
@@ -330,7 +346,20 @@ def _cursor_at(rows: _Rows, state: StateView, shown: bool) -> Cursor:
         anchor_hash=row_hash(rows.text(anchor)),
         window=window,
         reflow_cells=_reflow_cells(rows, anchor, len(window), state.width),
+        sentinels=_sentinels(rows, anchor - len(window)),
     )
+
+
+def _sentinels(rows: _Rows, window_top: int) -> tuple[bytes, ...]:
+    """Hashes of the rows SENTINEL_OFFSETS above the window, while the snapshot has them."""
+    hashes = rows.hashes()
+    kept: list[bytes] = []
+    for offset in SENTINEL_OFFSETS:
+        row = window_top - offset
+        if row < rows.top:
+            break
+        kept.append(hashes[row - rows.top])
+    return tuple(kept)
 
 
 def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:

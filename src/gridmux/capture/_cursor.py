@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 PREFIX = "gridmux-since-v1:"
 WINDOW = 16
+#: Distances above the window of the rows a cursor also keeps hashes of.
+SENTINEL_OFFSETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 HASH_SIZE = 8
 _CHECK_SIZE = 4
 
@@ -56,6 +58,10 @@ class Cursor:
     #: the widest window row in cells, when no window row nor the row above
     #: them is provably a wrapped row; None when that could not be shown
     reflow_cells: int | None = None
+    #: hashes of rows ``anchor - len(window) - SENTINEL_OFFSETS[i]``, as far as
+    #: the snapshot held them: far above the window, they tell a replay of the
+    #: window rows from the rows themselves
+    sentinels: tuple[bytes, ...] = ()
 
     def __post_init__(self) -> None:
         if min(self.anchor, self.history_size) < 0 or min(self.width, self.height) < 1:
@@ -64,8 +70,15 @@ class Cursor:
             raise CursorFormatError("cursor reflow width out of range")
         if len(self.window) > min(WINDOW, self.anchor):
             raise CursorFormatError("cursor window longer than the rows above its anchor")
-        if len(self.anchor_hash) != HASH_SIZE or any(len(h) != HASH_SIZE for h in self.window):
+        if len(self.anchor_hash) != HASH_SIZE or any(
+            len(h) != HASH_SIZE for h in (*self.window, *self.sentinels)
+        ):
             raise CursorFormatError("cursor row hash has the wrong size")
+        if len(self.sentinels) > len(SENTINEL_OFFSETS) or (
+            self.sentinels
+            and SENTINEL_OFFSETS[len(self.sentinels) - 1] > self.anchor - len(self.window)
+        ):
+            raise CursorFormatError("cursor sentinels reach above the first row")
 
     def encode(self) -> str:
         fields: dict[str, int | str | None] = {
@@ -82,8 +95,11 @@ class Cursor:
         }
         if self.reflow_cells is not None:
             fields["rw"] = self.reflow_cells
+        if self.sentinels:
+            fields["sn"] = len(self.sentinels)
         header = json.dumps(fields, separators=(",", ":"), sort_keys=True).encode("ascii")
-        body = header + b"\0" + self.anchor_hash + b"".join(self.window)
+        hashes = (self.anchor_hash, *self.window, *self.sentinels)
+        body = header + b"\0" + b"".join(hashes)
         check = hashlib.blake2b(body, digest_size=_CHECK_SIZE).digest()
         return PREFIX + base64.urlsafe_b64encode(body + check).decode("ascii").rstrip("=")
 
@@ -116,6 +132,9 @@ class Cursor:
         if not isinstance(fields, dict):
             raise CursorFormatError("the cursor header is not an object")
         chunks = [hashes[i : i + HASH_SIZE] for i in range(0, len(hashes), HASH_SIZE)]
+        kept = 0 if fields.get("sn") is None else _int(fields, "sn")
+        if kept >= len(chunks):
+            raise CursorFormatError("the cursor's row hashes are malformed")
         return cls(
             server_pid=_int(fields, "s"),
             pane_id=_str(fields, "p"),
@@ -128,7 +147,8 @@ class Cursor:
             alternate_on=bool(_int(fields, "alt")),
             shown=bool(_int(fields, "sh")),
             anchor_hash=chunks[0],
-            window=tuple(chunks[1:]),
+            window=tuple(chunks[1 : len(chunks) - kept]),
+            sentinels=tuple(chunks[len(chunks) - kept :]),
             reflow_cells=None if fields.get("rw") is None else _int(fields, "rw"),
         )
 

@@ -64,7 +64,7 @@ from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from gridmux.backend import PaneInfo, ServerRef
-from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, advance, first, limit_tail
+from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, advance, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
 from ._context import ToolContext, tool_error
@@ -250,7 +250,8 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                     f"pane {pane.pane_id} is already running a command from run_command",
                     hint="Wait for that call to finish, or use another pane.",
                 )
-            snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
+            # The window alone: the typed token, not sentinels, pins the output's start.
+            snap = ctx.backend.snapshot(server, pane.pane_id, start=-WINDOW, end=None)
             return pane.pane_id, first(snap).cursor
 
         target, cursor = await ctx.call(guarded(begin))
