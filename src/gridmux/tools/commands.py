@@ -40,7 +40,10 @@ run_command, step by step:
    signal held for later: the command keeps running (it is never
    interrupted), and when it finishes the shell goes straight on to its
    prompt. The only leftover is tmux's memory of the late ``gridmux-T``
-   signal, on a channel nobody else uses.
+   signal, on a channel nobody else uses. The call returns without waiting
+   for that prompt; the next run_command in the pane does, if it comes so
+   soon that the prompt is not there yet (else its line would be typed
+   before the prompt, which would then land on its output's first row).
 
 Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt,
 with ``tmux`` on its PATH and ``$TMUX`` set (tmux sets it). Output the
@@ -63,9 +66,9 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import PaneInfo, ServerRef
+from gridmux.backend import PaneInfo, PaneSnapshot, PaneState, ServerRef
 from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, advance, first, limit_tail
-from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
+from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
 from ._context import ToolContext, tool_error
 from ._observe_models import (
@@ -80,7 +83,8 @@ from .waits import MAX_WAIT_SECONDS, Progress, Timeout, guarded
 
 #: Longest single wait on the channel between two liveness checks.
 _SLICE = 1.0
-#: At most this long after a run_command, wait for the shell to show its prompt.
+#: A run_command waits at most this long after the previous one in its pane
+#: for the shell to show its prompt.
 _SETTLE = 0.5
 _SETTLE_POLL = 0.0005
 #: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
@@ -135,6 +139,26 @@ def echo_end(rows: Sequence[str], needle: str) -> int | None:
 class _Output:
     lines: list[str]
     lines_missed: bool
+    #: the pane while the shell was still held: its prompt moves the cursor
+    held: PaneState
+
+
+@dataclass(frozen=True, slots=True)
+class _Released:
+    """A shell let go by run_command, which may not have drawn its prompt yet."""
+
+    held: PaneState
+    deadline: float
+
+    def settled(self, state: PaneState) -> bool:
+        """The prompt is (or will never be) there: the cursor moved, or time is up."""
+        held = self.held
+        moved = (state.cursor_x, state.cursor_y, state.history_size) != (
+            held.cursor_x,
+            held.cursor_y,
+            held.history_size,
+        )
+        return moved or state.dead or time.monotonic() >= self.deadline
 
 
 def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
@@ -160,6 +184,7 @@ def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
     busy: set[tuple[ServerRef, str]] = set()
+    released: dict[tuple[ServerRef, str], _Released] = {}
 
     def collect(server: ServerRef, pane_id: str, cursor: Cursor, line: TypedLine) -> _Output:
         """The command's output so far: rows after its echoed line (see module doc)."""
@@ -187,7 +212,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             )
             if joined.state == state:  # nothing moved between the two reads
                 lines = list(joined.rows)
-        return _Output(lines, lines_missed=missed)
+        return _Output(lines, lines_missed=missed, held=state)
 
     @tool(mcp, tier=Tier.MUTATING, title="Run Command", annotations=TYPES_INPUT)
     async def run_command(
@@ -243,16 +268,30 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         token = secrets.token_hex(8)
 
         def begin() -> tuple[str, Cursor]:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            _check_typeable(ctx, server, pane)
-            if (server, pane.pane_id) in busy:
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            snap = read_pane(target)
+            key = (server, target)
+            if key in busy:
                 raise InvalidArgument(
-                    f"pane {pane.pane_id} is already running a command from run_command",
+                    f"pane {target} is already running a command from run_command",
                     hint="Wait for that call to finish, or use another pane.",
                 )
-            # The window alone: the typed token, not sentinels, pins the output's start.
-            snap = ctx.backend.snapshot(server, pane.pane_id, start=-WINDOW, end=None)
-            return pane.pane_id, first(snap).cursor
+            previous = released.pop(key, None)
+            if previous is not None and not previous.settled(snap.state):
+                while not previous.settled(ctx.backend.pane_state(server, target)):
+                    time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
+                snap = read_pane(target)
+            return target, first(snap).cursor
+
+        def read_pane(target: str) -> PaneSnapshot:
+            """The pane's window and screen, once it is checked to take a typed line."""
+            try:
+                # The window alone: the typed token, not sentinels, pins the output's start.
+                pane, snap = ctx.backend.pane_snapshot(server, target, start=-WINDOW)
+            except NotFound as exc:
+                raise NotFound(f"no pane {target} on this tmux server") from exc
+            _check_typeable(ctx, server, pane)
+            return snap
 
         target, cursor = await ctx.call(guarded(begin))
         line = typed_line(command, target, token, suppress_history=suppress_history)
@@ -277,13 +316,16 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         context: Context,
     ) -> RunCommandResult:
         progress = Progress(context, started, timeout, f"running a command in pane {target}")
+        output: _Output | None = None
         try:
             status = await _wait(server, target, line, timeout, progress)
             output = await ctx.call(guarded(lambda: collect(server, target, cursor, line)))
         finally:
             # Always release the shell; a server that is gone has nobody waiting.
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
-                await ctx.call(lambda: _release(server, target, line))
+                await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
+            if output is not None:
+                released[(server, target)] = _Released(output.held, time.monotonic() + _SETTLE)
         limited = limit_tail(tuple(output.lines), max_lines, None)
         return RunCommandResult(
             pane_id=target,
@@ -297,23 +339,6 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             lines_missed=output.lines_missed,
             effective_timeout=timeout,
         )
-
-    def _release(server: ServerRef, target: str, line: TypedLine) -> None:
-        """Let the shell go on, then give it a moment to print its prompt.
-
-        Otherwise a run_command right after this one can type before that
-        prompt appears, and the prompt lands on the row of its output. Waits
-        at most _SETTLE s (a shell with an empty prompt shows nothing).
-        """
-        held = ctx.backend.pane_state(server, target)
-        ctx.backend.signal_channel(server, line.ack_channel)
-        deadline = time.monotonic() + _SETTLE
-        while time.monotonic() < deadline:
-            state = ctx.backend.pane_state(server, target)
-            moved = (state.cursor_x, state.cursor_y, state.history_size)
-            if state.dead or moved != (held.cursor_x, held.cursor_y, held.history_size):
-                return
-            time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
 
     async def _wait(
         server: ServerRef, target: str, line: TypedLine, timeout: float, progress: Progress
