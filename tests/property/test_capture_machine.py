@@ -36,6 +36,7 @@ from gridmux.capture import (
     CursorRejected,
     Reading,
     Refusal,
+    _core,
     advance,
     first,
 )
@@ -148,6 +149,11 @@ class CaptureMachine(RuleBasedStateMachine):
     def respawn(self) -> None:
         self.backend.respawn_pane(REF, self.pane_id, kill=True, command="cat")
         self.respawned = True
+
+    @rule()
+    def forget_row_texts(self) -> None:
+        # As in a new server process: the core locates rows by hash alone.
+        _core._NEWEST_ROWS.clear()
 
     # -- reading ------------------------------------------------------------------
     def snapshot(self, start: int | str) -> PaneSnapshot:

@@ -30,6 +30,7 @@ from ._runner import Command
 # Words the parser takes literally without quotes (no #, %, {, }, ~, $ ...).
 _BARE = re.compile(r"^[A-Za-z0-9_./:@,+=-]+$")
 _GUARD = re.compile(rb"^%(begin|end|error) (\d+) (\d+) (\d+)$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def quote_word(arg: str) -> str:
@@ -43,7 +44,7 @@ def quote_word(arg: str) -> str:
     """
     if _BARE.match(arg):
         return arg
-    if "'" not in arg and not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in arg):
+    if "'" not in arg and not _CONTROL.search(arg):
         return "'" + arg + "'"
     out = ['"']
     for ch in arg:

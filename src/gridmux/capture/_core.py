@@ -254,14 +254,10 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | Non
     k = len(window)
     if k < MIN_EVIDENCE:
         return None
-    hashes = rows.hashes()
-    newest = window[-1]
     found: list[int] = []
-    for p in range(MIN_EVIDENCE, rows.end):
-        if hashes[p - 1] != newest:
-            continue
+    for p in rows.rows_after(window[-1], MIN_EVIDENCE - 1):
         m = min(k, p)
-        if hashes[p - m : p] == list(window[k - m :]):
+        if rows.hash_range(p - m, p) == window[k - m :]:
             found.append(p)
             if len(found) > 1:
                 return None
@@ -272,7 +268,7 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | Non
     # true position, which then is no candidate: a single match proves
     # nothing if the top rows could be the window's surviving tail ...
     for p in range(1, min(MIN_EVIDENCE, position)):
-        if hashes[:p] == list(window[k - p :]):
+        if rows.hash_range(0, p) == window[k - p :]:
             return None
     # ... or if the match is a replay of the window rows after the originals
     # were trimmed away: then the rows above it differ from those that were
@@ -282,7 +278,7 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | Non
             row = position - k - offset
             if row < 0:
                 break
-            if hashes[row] != sentinel:
+            if rows.hash_at(row) != sentinel:
                 return None
     return position
 
@@ -303,8 +299,8 @@ def _unchanged(cursor: Cursor, rows: _Rows, state: StateView) -> bool:
         and state.history_size == cursor.history_size
         and state.history_size <= limit - max(1, limit // 10)
         and anchor < rows.end
-        and rows.hashes()[anchor - len(cursor.window) : anchor + 1]
-        == [*cursor.window, cursor.anchor_hash]
+        and rows.hash_range(anchor - len(cursor.window), anchor + 1)
+        == (*cursor.window, cursor.anchor_hash)
     )
 
 
@@ -331,7 +327,9 @@ def _full_screen(rows: _Rows, state: StateView, *, lines_missed: bool) -> Readin
 def _cursor_at(rows: _Rows, state: StateView, shown: bool) -> Cursor:
     anchor = state.history_size + state.cursor_y
     k = min(WINDOW, anchor - rows.top)
-    window = tuple(rows.hashes()[anchor - k - rows.top : anchor - rows.top])
+    window = rows.hash_range(anchor - k, anchor)
+    if window:
+        rows.remember(anchor - 1)
     return Cursor(
         server_pid=state.server_pid,
         pane_id=state.pane_id,
@@ -352,13 +350,12 @@ def _cursor_at(rows: _Rows, state: StateView, shown: bool) -> Cursor:
 
 def _sentinels(rows: _Rows, window_top: int) -> tuple[bytes, ...]:
     """Hashes of the rows SENTINEL_OFFSETS above the window, while the snapshot has them."""
-    hashes = rows.hashes()
     kept: list[bytes] = []
     for offset in SENTINEL_OFFSETS:
         row = window_top - offset
         if row < rows.top:
             break
-        kept.append(hashes[row - rows.top])
+        kept.append(rows.hash_at(row))
     return tuple(kept)
 
 
@@ -402,8 +399,15 @@ def _plain(text: str) -> bool:
     return text.isascii() and text.isprintable()
 
 
+#: Texts of rows whose hash ended a cursor's window, by hash (emptied when
+#: full): with one at hand, a follow-up finds where that row is now by
+#: comparing text, and hashes only the rows around the matches.
+_NEWEST_ROWS: dict[bytes, str] = {}
+_NEWEST_ROWS_KEPT = 4096
+
+
 class _Rows:
-    """Snapshot rows addressed by absolute index, hashed lazily once."""
+    """Snapshot rows addressed by absolute index, each hashed at most once."""
 
     __slots__ = ("_hashes", "end", "rows", "top", "untrimmed", "untrimmed_top")
 
@@ -413,7 +417,7 @@ class _Rows:
         self.end = snapshot.top + len(snapshot.rows)
         self.untrimmed = snapshot.untrimmed
         self.untrimmed_top = snapshot.untrimmed_top
-        self._hashes: list[bytes] | None = None
+        self._hashes: list[bytes | None] = [None] * len(snapshot.rows)
 
     def untrimmed_text(self, absolute: int) -> str | None:
         """Row ``absolute`` as ``capture-pane -N`` printed it, when the snapshot has it."""
@@ -431,8 +435,41 @@ class _Rows:
         hi = min(last, self.end - 1)
         return tuple(self.rows[lo - self.top : hi - self.top + 1]) if hi >= lo else ()
 
-    def hashes(self) -> list[bytes]:
-        """Row hashes indexed like the snapshot (``hashes()[i]`` is row ``top + i``)."""
-        if self._hashes is None:
-            self._hashes = [row_hash(text) for text in self.rows]
-        return self._hashes
+    def hash_at(self, absolute: int) -> bytes:
+        index = absolute - self.top
+        if index < 0:
+            raise ValueError(f"row {absolute} is above the snapshot (top {self.top})")
+        found = self._hashes[index]
+        if found is None:
+            found = self._hashes[index] = row_hash(self.rows[index])
+        return found
+
+    def hash_range(self, first: int, stop: int) -> tuple[bytes, ...]:
+        """Hashes of rows ``first .. stop - 1``."""
+        return tuple(self.hash_at(row) for row in range(first, stop))
+
+    def rows_after(self, digest: bytes, first: int) -> list[int]:
+        """Every ``p`` with row ``p - 1`` (at least ``first``) hashing to ``digest``."""
+        start = max(first, self.top) - self.top
+        text = _NEWEST_ROWS.get(digest)
+        if text is None:
+            top = self.top
+            return [
+                i + 1 + top for i in range(start, len(self.rows)) if self.hash_at(i + top) == digest
+            ]
+
+        ends: list[int] = []
+        rows = self.rows
+        try:
+            while True:
+                index = rows.index(text, start)
+                ends.append(index + 1 + self.top)
+                start = index + 1
+        except ValueError:
+            return ends
+
+    def remember(self, absolute: int) -> None:
+        """Keep the text of row ``absolute`` for ``rows_after`` of later snapshots."""
+        if len(_NEWEST_ROWS) >= _NEWEST_ROWS_KEPT:
+            _NEWEST_ROWS.clear()  # single dict operations: safe across worker threads
+        _NEWEST_ROWS[self.hash_at(absolute)] = self.text(absolute)
