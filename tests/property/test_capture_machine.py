@@ -31,7 +31,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.capture import (
     FIRST_PLAN,
-    MIN_EVIDENCE,
+    SENTINEL_OFFSETS,
     Cursor,
     CursorRejected,
     Reading,
@@ -39,6 +39,7 @@ from gridmux.capture import (
     _core,
     advance,
     first,
+    row_hash,
 )
 from tmuxsim import SimBackend
 
@@ -56,6 +57,8 @@ class Seen:
     text: str
     shown: bool
     window: int
+    #: whether the cursor had rows above its window (sentinels) to vouch for it
+    sentinels: bool
 
 
 class CaptureMachine(RuleBasedStateMachine):
@@ -194,7 +197,11 @@ class CaptureMachine(RuleBasedStateMachine):
         self.cursor = reading.cursor
         self.previous = self.observed(self.snapshot("-"))
         self.seen = Seen(
-            serials[anchor], rows[anchor], reading.cursor.shown, len(reading.cursor.window)
+            serials[anchor],
+            rows[anchor],
+            reading.cursor.shown,
+            len(reading.cursor.window),
+            bool(reading.cursor.sentinels),
         )
         self.disturbed = False
         self.rewrapped = False
@@ -217,6 +224,34 @@ class CaptureMachine(RuleBasedStateMachine):
         anchor = snap.state.anchor
         return tuple(snap.rows[: anchor + 1]), anchor, snap.state.history_size
 
+    def replayed(self, snap: PaneSnapshot, q: int | None) -> bool:
+        """New output repeats everything the cursor vouches with, while the true
+        position's own evidence was trimmed away: no reader keeping that much
+        evidence can tell the replay from the original (capture-since.md).
+
+        The evidence: the window rows above the position and the sentinel rows
+        still retained above it (at least one, unless the cursor had none).
+        """
+        cursor = self.cursor
+        assert cursor is not None
+        k = len(cursor.window)
+        if q is not None and q > k:
+            return False  # the truth still has its window and a row above it
+        hashes = [row_hash(text) for text in snap.rows]
+        for p in range(k, len(hashes)):
+            if p == q or tuple(hashes[p - k : p]) != cursor.window:
+                continue
+            retained = [
+                (p - k - offset, sentinel)
+                for offset, sentinel in zip(SENTINEL_OFFSETS, cursor.sentinels, strict=False)
+                if p - k - offset >= 0
+            ]
+            if all(hashes[row] == sentinel for row, sentinel in retained) and (
+                retained or not cursor.sentinels
+            ):
+                return True
+        return False
+
     def check_visible(
         self, reading: Reading, snap: PaneSnapshot, *, from_top: bool = False
     ) -> None:
@@ -235,10 +270,14 @@ class CaptureMachine(RuleBasedStateMachine):
         assert len(serials) == len(snap.rows)
         new_anchor = state.history_size + state.cursor_y
         q = serials.index(self.seen.serial) if self.seen.serial in serials else None
-        young = self.seen.window < MIN_EVIDENCE
+        # A cursor without rows above its window resynchronises from the top.
+        young = not self.seen.sentinels
         if q is None or q > new_anchor:
             if self.indistinguishable(reading, snap):
                 event("read: nothing observable changed")
+                return
+            if not reading.lines_missed and self.replayed(snap, q):
+                event("read: a replay beyond the cursor's evidence")
                 return
             assert reading.lines_missed, "claimed an exact delta although the last read row is gone"
             self.check_visible(reading, snap, from_top=young)
@@ -254,12 +293,18 @@ class CaptureMachine(RuleBasedStateMachine):
             expected.pop()
         if not reading.lines_missed:
             note(f"expected {expected!r}, got {list(reading.lines)!r}")
+            if list(reading.lines) != expected and self.replayed(snap, q):
+                event("read: a replay beyond the cursor's evidence")
+                return
             assert list(reading.lines) == expected, "exact delta differs from the truth"
             assert reading.first_line_rewritten == (rewrite and bool(expected))
             event("read: exact" + (" after a width change" if self.rewrapped else ""))
             return
         self.check_visible(reading, snap, from_top=young)
-        needless = self.unique and not self.disturbed and not young and q >= MIN_EVIDENCE
+        # Exact is owed while the window and the sentinel row above it survive
+        # (a cursor whose window reached the top vouches only while nothing
+        # can have been trimmed: not owed).
+        needless = self.unique and not self.disturbed and not young and q > self.seen.window
         assert not needless, "lines_missed although the rows were retained and unambiguous"
         event("read: missed (ambiguous or disturbed)")
 

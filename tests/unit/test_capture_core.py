@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gridmux.backend import PaneSnapshot, PaneState
@@ -131,12 +133,42 @@ def test_trimmed_history_is_relocated_exactly() -> None:
     assert not r.lines_missed
 
 
-def test_trimming_that_cuts_into_the_window_still_relocates_with_enough_evidence() -> None:
+def test_trimming_that_cuts_into_the_window_is_a_miss() -> None:
+    """Seven surviving window rows would match -- but so would a replay of them
+    after the whole window was trimmed, and no sentinel row is left to tell."""
     c = read(numbered(100) + [""]).cursor
     keep = MIN_EVIDENCE + 1  # rows above the anchor that survive the trim
     r = read(numbered(110)[100 - keep :] + [""], c)
+    assert r.lines_missed
+    assert r.lines == tuple(numbered(4, start=107))
+
+
+def test_trimming_that_leaves_a_sentinel_row_is_exact() -> None:
+    c = read(numbered(100) + [""]).cursor
+    r = read(numbered(110)[100 - 16 - 2 :] + [""], c)  # window and 2 rows above it survive
     assert r.lines == tuple(numbered(10, start=101))
     assert not r.lines_missed
+
+
+def test_a_sentinel_row_that_differs_voids_the_match() -> None:
+    c = read(numbered(100) + [""]).cursor
+    rows = numbered(110)[60:]
+    rows[100 - 16 - 1 - 60] = "changed"  # the row just above the window
+    r = read([*rows, ""], c)
+    assert r.lines_missed
+
+
+def test_a_window_at_the_top_vouches_only_while_nothing_can_be_trimmed() -> None:
+    c = read(numbered(8) + [""]).cursor
+    assert not c.sentinels
+    assert read(numbered(40) + [""], c).lines == tuple(numbered(32, start=9))
+    # The same rows, but with the history at its limit: they could be a replay.
+    history, screen, cy = screen_of(numbered(40) + [""])
+    full = snap(history, screen, cy)
+    full = dataclasses.replace(full, state=dataclasses.replace(full.state, history_limit=36))
+    r = advance(c, full)
+    assert r.lines_missed
+    assert r.lines == tuple(numbered(40))  # from the top: it had seen the whole grid
 
 
 def test_anchor_trimmed_away_is_a_miss_with_the_visible_screen() -> None:

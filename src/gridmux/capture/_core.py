@@ -20,20 +20,28 @@ limit on 3.7+), and is otherwise stable: scrolling, clears that push the
 screen into history and height resizes (``history_size + cursor_y`` is
 invariant) never move a row. So the old anchor row is now at ``p = A - d``
 for an unknown ``d >= 0``. The cursor holds hashes of the rows above the
-anchor; a position ``p`` is a *candidate* when the rows above it carry
-those hashes (all of them, or, when trimming has cut into the window, the
-surviving ones, if at least ``MIN_EVIDENCE`` survive). The true position is
-always a candidate while those rows are unchanged (and at least
-``MIN_EVIDENCE`` of them survive: top rows that could be the window's tail,
-or sentinel rows far above the window that differ, void a match), so one
-candidate is a proof and several are ambiguity. Periodic output (``yes``, repeated log
-lines) matches at many shifts and honestly reports ``lines_missed``.
+anchor (the window) and of *sentinel* rows 1, 2, 4 .. 1024 rows above the
+window. A position ``p`` is a *candidate* when the rows above it carry the
+window's hashes (all of them, or, when trimming has cut into the window,
+the surviving ones, if at least ``MIN_EVIDENCE`` survive). The true
+position is always a candidate while the window rows are unchanged and the
+window survives, so a single candidate is the position -- provided the
+truth cannot be a position trimming pushed out of reach: top rows that
+could be the window's surviving tail void the match, and at least one
+sentinel row must still be there above the match, and every one still
+there must match (otherwise the match may be a later replay of the window,
+the originals trimmed away). Several candidates are ambiguity; periodic
+output (``yes``, repeated log lines) matches at many shifts and honestly
+reports ``lines_missed``.
 
-A cursor taken within ``MIN_EVIDENCE`` rows of the top of a pane has too
-little above it to vouch for anything (a clear followed by similar output
-would look the same), so its first follow-up is a miss -- unless nothing at
-all changed -- and, since it had seen the whole grid, resynchronises from
-the top of the grid rather than from the visible screen.
+A cursor whose window reaches the top of the grid has no sentinel row: it
+vouches for its position only where nothing can have been trimmed (the
+match is at the old anchor and the history is too short to have reached
+its limit since it was last cleared). A *young* cursor -- fewer than
+``MIN_EVIDENCE`` rows above it -- vouches for nothing: its first follow-up
+is a miss unless nothing at all changed. Either, on a miss, had seen the
+whole grid and resynchronises from its top rather than from the visible
+screen.
 
 The read is one atomic snapshot (state + rows in one tmux command list),
 so output streaming during the call cannot tear it: ``plan`` says which
@@ -188,15 +196,16 @@ def advance(cursor: Cursor, snapshot: SnapshotView) -> Reading:
     ):
         # Reflow may have rewrapped the window rows, so they can no longer
         # vouch for a position (see _reflow_cells).
-        return _visible(rows, state, lines_missed=True, top=0 if _young(cursor) else None)
-    position = _locate(cursor, rows, reflowed=reflowed)
+        return _visible(rows, state, lines_missed=True, top=0 if not cursor.sentinels else None)
+    position = _locate(cursor, rows, reflowed=reflowed, untrimmed=_untrimmed(state))
     new_anchor = state.history_size + state.cursor_y
     if position is None and _young(cursor) and _unchanged(cursor, rows, state):
         return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
     if position is None or new_anchor < position:
-        # A young cursor saw the whole grid: resynchronise from its top, so
-        # nothing retained is withheld; otherwise from the visible screen.
-        top = 0 if _young(cursor) else state.history_size
+        # A cursor whose window reached the top had seen the whole grid:
+        # resynchronise from its top, so nothing retained is withheld;
+        # otherwise from the visible screen.
+        top = 0 if not cursor.sentinels else state.history_size
         return _visible(rows, state, lines_missed=True, top=top)
     anchor_text = rows.text(position)
     changed = row_hash(anchor_text) != cursor.anchor_hash
@@ -241,7 +250,7 @@ def _refuse_dead(state: StateView) -> None:
         raise CursorRejected(Refusal.DEAD, f"the program in pane {state.pane_id} has exited")
 
 
-def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | None:
+def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool, untrimmed: bool) -> int | None:
     """The unique position of the cursor's anchor row now, or None.
 
     A position needs ``MIN_EVIDENCE`` window rows to vouch for it. Every
@@ -272,14 +281,23 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool = False) -> int | Non
             return None
     # ... or if the match is a replay of the window rows after the originals
     # were trimmed away: then the rows above it differ from those that were
-    # above the window (reflow may rewrap those, so they are not asked then).
+    # above the window. So at least one of those must still be there, and
+    # match (reflow may rewrap them, so they are not asked then).
+    if not cursor.sentinels:
+        # The window reached the top of the grid: only where nothing was
+        # trimmed (nothing moved) can it vouch for the position.
+        return position if position == cursor.anchor and untrimmed and not reflowed else None
     if not reflowed:
+        verified = 0
         for offset, sentinel in zip(SENTINEL_OFFSETS, cursor.sentinels, strict=False):
             row = position - k - offset
             if row < 0:
                 break
             if rows.hash_at(row) != sentinel:
                 return None
+            verified += 1
+        if not verified:
+            return None
     return position
 
 
@@ -288,16 +306,22 @@ def _young(cursor: Cursor) -> bool:
     return len(cursor.window) < MIN_EVIDENCE
 
 
+def _untrimmed(state: StateView) -> bool:
+    """tmux cannot have trimmed this history since it was last cleared: a
+    trim leaves ``limit + 1 - batch`` rows, and rows only grow after it."""
+    limit = state.history_limit
+    return state.history_size <= limit - max(1, limit // 10)
+
+
 def _unchanged(cursor: Cursor, rows: _Rows, state: StateView) -> bool:
     """Every row up to the anchor, the anchor and the cursor are as they were,
     and the history is too short for tmux to have trimmed it in between
     (rows printed and trimmed again would look the same)."""
     anchor = cursor.anchor
-    limit = state.history_limit
     return (
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
-        and state.history_size <= limit - max(1, limit // 10)
+        and _untrimmed(state)
         and anchor < rows.end
         and rows.hash_range(anchor - len(cursor.window), anchor + 1)
         == (*cursor.window, cursor.anchor_hash)
