@@ -99,7 +99,7 @@ def test_a_window_row_wider_than_half_the_width(version: str, width: int) -> Non
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("offset", [0, 3, 15])
+@pytest.mark.parametrize("offset", [0, 3, 15, 16])
 def test_a_wrapped_row_at_or_above_the_window_is_a_miss(version: str, offset: int) -> None:
     """A WRAPPED row joins the next one when the width grows: no proof."""
     pane = Pane(version)
@@ -117,9 +117,9 @@ def test_a_wrapped_row_at_or_above_the_window_is_a_miss(version: str, offset: in
 def test_a_wrapped_row_far_above_the_window_does_not_matter(version: str) -> None:
     pane = Pane(version)
     pane.write("y" * 100 + "\n")
-    pane.lines("mid", 16)  # the 17 rows above the anchor are all short
+    pane.lines("mid", 17)  # the window, the sentinel row and the row above are short
     cursor = pane.first().cursor
-    low, high = used_or_allocated(version, len("mid0015"), 80)
+    low, high = used_or_allocated(version, len("mid0016"), 80)
     assert cursor.reflow_cells is not None and low <= cursor.reflow_cells <= high
     pane.resize(132)  # joins the wrapped row: every row below moves up one
     pane.lines("new", 2)

@@ -143,8 +143,8 @@ class Reading:
 
 
 #: The new cursor's window may start WINDOW rows above the screen, and the
-#: row above the window is checked too (``_reflow_cells``).
-_UNTRIMMED_START = -(WINDOW + 1)
+#: two rows above the window are checked too (``_reflow_cells``).
+_UNTRIMMED_START = -(WINDOW + 2)
 #: The first read needs the visible screen, up to WINDOW history rows above
 #: it and the sentinel rows above those.
 FIRST_PLAN = ReadPlan(
@@ -282,23 +282,22 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool, untrimmed: bool) -> 
     # ... or if the match is a replay of the window rows after the originals
     # were trimmed away: then the rows above it differ from those that were
     # above the window. So at least one of those must still be there, and
-    # match (reflow may rewrap them, so they are not asked then).
+    # match.
     if not cursor.sentinels:
         # The window reached the top of the grid: only where nothing was
         # trimmed (nothing moved) can it vouch for the position.
         return position if position == cursor.anchor and untrimmed and not reflowed else None
-    if not reflowed:
-        verified = 0
-        for offset, sentinel in zip(SENTINEL_OFFSETS, cursor.sentinels, strict=False):
-            row = position - k - offset
-            if row < 0:
-                break
-            if rows.hash_at(row) != sentinel:
-                return None
-            verified += 1
-        if not verified:
+    # Reflow leaves the first sentinel row alone (``_reflow_cells``), not the others.
+    sentinels = cursor.sentinels[:1] if reflowed else cursor.sentinels
+    verified = 0
+    for offset, sentinel in zip(SENTINEL_OFFSETS, sentinels, strict=False):
+        row = position - k - offset
+        if row < 0:
+            break
+        if rows.hash_at(row) != sentinel:
             return None
-    return position
+        verified += 1
+    return position if verified else None
 
 
 def _young(cursor: Cursor) -> bool:
@@ -384,14 +383,16 @@ def _sentinels(rows: _Rows, window_top: int) -> tuple[bytes, ...]:
 
 
 def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:
-    """The widest of the window rows ``anchor-k .. anchor-1``, in cells, when
-    reflow provably leaves them alone at any width at least that wide.
+    """The widest of the window rows ``anchor-k .. anchor-1`` and the first
+    sentinel row above them, in cells, when reflow provably leaves them alone
+    at any width at least that wide.
 
     tmux's reflow (tmux-grid.md §4) keeps a row as it is unless the row is
     wider than the new width (split) or WRAPPED (joined with the next); a
     row that follows a WRAPPED row is consumed by that join. So the window
-    survives a width change intact when no window row is wider than the new
-    width and neither they nor the row above them is WRAPPED. The proof uses
+    and the sentinel row survive a width change intact when none of them is
+    wider than the new width and neither they nor the row above them is
+    WRAPPED. The proof uses
     the ``capture-pane -N`` rows, whose length bounds the cells a row uses
     (exactly on 3.3a, the allocation elsewhere), for rows of printable ASCII
     only, where a cell is a character: an auto-wrapped row has written its
@@ -402,7 +403,7 @@ def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:
     if k < MIN_EVIDENCE:
         return None
     widest = 0
-    for row in range(max(anchor - k - 1, 0), anchor):
+    for row in range(max(anchor - k - 2, 0), anchor):
         text = rows.untrimmed_text(row)
         below = rows.untrimmed_text(row + 1)
         if (
@@ -413,7 +414,7 @@ def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:
             or not _plain(below[:1])
         ):
             return None
-        if row >= anchor - k:
+        if row >= anchor - k - 1:
             widest = max(widest, len(text))
     return widest
 
