@@ -20,8 +20,7 @@ import pytest
 
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
-from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, Cursor, Reading, advance, first
-from gridmux.capture._core import MIN_EVIDENCE
+from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, WINDOW, Cursor, Reading, advance, first
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
 
@@ -79,10 +78,10 @@ class Follower:
             expected = self.next_number()
             # Needless only if the reader could have proved continuity: the
             # next row is there and so is the last delivered one, with the
-            # MIN_EVIDENCE rows above it. When tmux's trim took the delivered
-            # row but left the next, nothing ties them together any more.
+            # window and a sentinel row above it. When tmux's trim took those
+            # but left the next, nothing ties them together any more.
             rows = list(snap.rows)
-            retained = f"n {expected}" in rows and (f"n {expected - 1}" in rows[MIN_EVIDENCE:])
+            retained = f"n {expected}" in rows and (f"n {expected - 1}" in rows[WINDOW + 1 :])
             if not self.strict:
                 self.counts["missed, last-read row cleared"] += 1
             else:
