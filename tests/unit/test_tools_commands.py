@@ -93,6 +93,26 @@ async def test_output_beyond_the_history_limit_is_reported_missed(
     assert 10 < len(kept) < 70
 
 
+async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for_them(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+) -> None:
+    """The command prints the 50 rows that stood above its prompt again, after
+    pushing the originals out of history: the cursor's evidence (window and
+    sentinels) matches only at the replay, but the typed line is not after
+    it, so nothing is claimed."""
+    backend.new_session(REF, name="scratch")
+    backend.set_option(REF, "history-limit", "100", scope="session", global_=True)
+    pane = new_pane(backend, height=10)
+    backend.server(REF).pane(pane).write("".join(f"r{i}\n" for i in range(200)).encode())
+    replay = "; ".join(f"echo r{i}" for i in range(150, 200))
+    out = await run(client, pane, f"seq 1 150; {replay}")
+    assert out["exit_status"] == 0
+    assert out["lines_missed"] is True
+    assert out["output"][-50:] == [f"r{i}" for i in range(150, 200)]
+    assert out["output"][0] != "r150"  # seq's last retained rows come first
+
+
 async def test_first_command_in_a_fresh_pane_is_exact(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,

@@ -253,11 +253,14 @@ def _refuse_dead(state: StateView) -> None:
 def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool, untrimmed: bool) -> int | None:
     """The unique position of the cursor's anchor row now, or None.
 
-    A position needs ``MIN_EVIDENCE`` window rows to vouch for it. Every
-    position where the window lines up counts, also positions after the old
-    anchor (where the anchor cannot be, since rows only ever move up -- unless
-    a narrower width split rows above it): a window that occurs twice shows
-    repetitive output, where a match proves nothing.
+    Every position where the window lines up counts as a candidate (also
+    where trimming left only ``MIN_EVIDENCE`` or more of its rows, and
+    positions after the old anchor, where the anchor cannot be since rows
+    only ever move up -- unless a narrower width split rows above it): a
+    window that occurs twice shows repetitive output, where a match proves
+    nothing. A single candidate is accepted only with sentinel evidence
+    behind it (see the module docstring), which a window cut by trimming no
+    longer has.
     """
     window = cursor.window
     k = len(window)
@@ -392,13 +395,13 @@ def _reflow_cells(rows: _Rows, anchor: int, k: int, width: int) -> int | None:
     row that follows a WRAPPED row is consumed by that join. So the window
     and the sentinel row survive a width change intact when none of them is
     wider than the new width and neither they nor the row above them is
-    WRAPPED. The proof uses
-    the ``capture-pane -N`` rows, whose length bounds the cells a row uses
-    (exactly on 3.3a, the allocation elsewhere), for rows of printable ASCII
-    only, where a cell is a character: an auto-wrapped row has written its
-    last column, so a row shorter than the width is not WRAPPED -- unless a
-    wide character that did not fit at the edge wrapped it early, which
-    shows as a first character of the next row outside ASCII.
+    WRAPPED. The proof uses the ``capture-pane -N`` rows, whose length bounds
+    the cells a row uses (exactly on 3.3a, the allocation elsewhere), for
+    rows of printable ASCII only, where a cell is a character: an
+    auto-wrapped row has written its last column, so a row shorter than the
+    width is not WRAPPED -- unless a wide character that did not fit at the
+    edge wrapped it early, which shows as a first character of the next row
+    outside ASCII.
     """
     if k < MIN_EVIDENCE:
         return None
@@ -482,7 +485,6 @@ class _Rows:
             return [
                 i + 1 + top for i in range(start, len(self.rows)) if self.hash_at(i + top) == digest
             ]
-
         ends: list[int] = []
         rows = self.rows
         try:

@@ -192,18 +192,22 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         reading = advance(cursor, snap)
         state, top, rows = snap.state, snap.top, snap.rows
         anchor = state.history_size + state.cursor_y
+        end = anchor if rows[anchor - top] else anchor - 1
+        start = top
         if not reading.lines_missed:
             end = anchor if reading.cursor.shown else anchor - 1
             start = end - len(reading.lines) + 1
-        else:
-            start = top
-            end = anchor if rows[anchor - top] else anchor - 1
         echoed = echo_end(rows[start - top : end - top + 1], line.needle)
+        if echoed is None and start > top:
+            # The typed line belongs in an exact delta (output that replayed the
+            # rows above the prompt can fake one): the token alone pins it
+            # among every retained row.
+            start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
         if echoed is not None:
             start += echoed + 1
-        # Else, after a lost delta, the echoed line is no longer retained (trimmed
-        # or cleared): every row tmux still holds came after it.
-        missed = echoed is None and reading.lines_missed
+        # Else the echoed line is no longer retained (trimmed or cleared):
+        # every row tmux still holds came after it.
+        missed = echoed is None
         lines = list(rows[start - top : end - top + 1])
         first_row, last_row = start - state.history_size, end - state.history_size
         if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
@@ -286,8 +290,9 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         def read_pane(target: str) -> PaneSnapshot:
             """The pane's window and screen, once it is checked to take a typed line."""
             try:
-                # The window alone: the typed token, not sentinels, pins the output's start.
-                pane, snap = ctx.backend.pane_snapshot(server, target, start=-WINDOW)
+                # The window and a sentinel row at least: the typed token pins the
+                # output's start, the cursor only narrows the search for it.
+                pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
             except NotFound as exc:
                 raise NotFound(f"no pane {target} on this tmux server") from exc
             _check_typeable(ctx, server, pane)
