@@ -31,6 +31,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.capture import (
     FIRST_PLAN,
+    MIN_EVIDENCE,
     SENTINEL_OFFSETS,
     Cursor,
     CursorRejected,
@@ -301,10 +302,15 @@ class CaptureMachine(RuleBasedStateMachine):
             event("read: exact" + (" after a width change" if self.rewrapped else ""))
             return
         self.check_visible(reading, snap, from_top=young)
-        # Exact is owed while the window and the sentinel row above it survive
-        # (a cursor whose window reached the top vouches only while nothing
-        # can have been trimmed: not owed).
-        needless = self.unique and not self.disturbed and not young and q > self.seen.window
+        # Exact is owed while the window and the sentinel row above it survive,
+        # and, while the history is too short to have been trimmed, as long as
+        # MIN_EVIDENCE window rows do (capture-since.md).
+        limit = state.history_limit
+        untrimmed = state.history_size + state.height <= limit - max(1, limit // 10)
+        owed = (not young and q > self.seen.window) or (
+            untrimmed and self.seen.window >= MIN_EVIDENCE and q >= MIN_EVIDENCE
+        )
+        needless = self.unique and not self.disturbed and owed
         assert not needless, "lines_missed although the rows were retained and unambiguous"
         event("read: missed (ambiguous or disturbed)")
 

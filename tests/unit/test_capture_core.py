@@ -31,6 +31,7 @@ def snap(
     pane: str = "%1",
     width: int = 40,
     top: int = 0,
+    limit: int = 2000,
 ) -> PaneSnapshot:
     state = PaneState(
         pane_id=pane,
@@ -38,7 +39,7 @@ def snap(
         dead=dead,
         dead_status=None,
         history_size=len(history),
-        history_limit=2000,
+        history_limit=limit,
         cursor_x=0,
         cursor_y=cy,
         width=width,
@@ -138,23 +139,32 @@ def test_trimming_that_cuts_into_the_window_is_a_miss() -> None:
     after the whole window was trimmed, and no sentinel row is left to tell."""
     c = read(numbered(100) + [""]).cursor
     keep = MIN_EVIDENCE + 1  # rows above the anchor that survive the trim
-    r = read(numbered(110)[100 - keep :] + [""], c)
+    r = read(numbered(110)[100 - keep :] + [""], c, limit=14)  # a full history: trimmed
     assert r.lines_missed
     assert r.lines == tuple(numbered(4, start=107))
 
 
-def test_trimming_that_leaves_a_sentinel_row_is_exact() -> None:
+def test_without_a_full_history_only_a_clear_moves_rows_and_the_window_suffices() -> None:
     c = read(numbered(100) + [""]).cursor
-    r = read(numbered(110)[100 - 16 - 2 :] + [""], c)  # window and 2 rows above it survive
+    keep = MIN_EVIDENCE + 1
+    r = read(numbered(110)[100 - keep :] + [""], c)  # clear-history kept 7 rows above
     assert r.lines == tuple(numbered(10, start=101))
     assert not r.lines_missed
 
 
-def test_a_sentinel_row_that_differs_voids_the_match() -> None:
+def test_trimming_that_leaves_a_sentinel_row_is_exact() -> None:
+    c = read(numbered(100) + [""]).cursor
+    r = read(numbered(110)[100 - 16 - 2 :] + [""], c, limit=25)  # window and 2 rows above
+    assert r.lines == tuple(numbered(10, start=101))
+    assert not r.lines_missed
+
+
+@pytest.mark.parametrize("limit", [50, 2000])
+def test_a_sentinel_row_that_differs_voids_the_match(limit: int) -> None:
     c = read(numbered(100) + [""]).cursor
     rows = numbered(110)[60:]
     rows[100 - 16 - 1 - 60] = "changed"  # the row just above the window
-    r = read([*rows, ""], c)
+    r = read([*rows, ""], c, limit=limit)
     assert r.lines_missed
 
 

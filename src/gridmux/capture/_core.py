@@ -27,21 +27,20 @@ the surviving ones, if at least ``MIN_EVIDENCE`` survive). The true
 position is always a candidate while the window rows are unchanged and the
 window survives, so a single candidate is the position -- provided the
 truth cannot be a position trimming pushed out of reach: top rows that
-could be the window's surviving tail void the match, and at least one
-sentinel row must still be there above the match, and every one still
-there must match (otherwise the match may be a later replay of the window,
-the originals trimmed away). Several candidates are ambiguity; periodic
-output (``yes``, repeated log lines) matches at many shifts and honestly
-reports ``lines_missed``.
+could be the window's surviving tail void the match, every sentinel row
+still there above the match must match, and, when the history is long
+enough for tmux to have trimmed it, at least one must still be there
+(otherwise the match may be a later replay of the window, the originals
+trimmed away). Several candidates are ambiguity; periodic output (``yes``,
+repeated log lines) matches at many shifts and honestly reports
+``lines_missed``.
 
-A cursor whose window reaches the top of the grid has no sentinel row: it
-vouches for its position only where nothing can have been trimmed (the
-match is at the old anchor and the history is too short to have reached
-its limit since it was last cleared). A *young* cursor -- fewer than
-``MIN_EVIDENCE`` rows above it -- vouches for nothing: its first follow-up
-is a miss unless nothing at all changed. Either, on a miss, had seen the
-whole grid and resynchronises from its top rather than from the visible
-screen.
+A cursor whose window reaches the top of the grid has no sentinel row, so
+it vouches for its position only while the history is too short to have
+been trimmed. A *young* cursor -- fewer than ``MIN_EVIDENCE`` rows above
+it -- vouches for nothing: its first follow-up is a miss unless nothing at
+all changed. Either, on a miss, had seen the whole grid and resynchronises
+from its top rather than from the visible screen.
 
 The read is one atomic snapshot (state + rows in one tmux command list),
 so output streaming during the call cannot tear it: ``plan`` says which
@@ -282,14 +281,10 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool, untrimmed: bool) -> 
     for p in range(1, min(MIN_EVIDENCE, position)):
         if rows.hash_range(0, p) == window[k - p :]:
             return None
-    # ... or if the match is a replay of the window rows after the originals
-    # were trimmed away: then the rows above it differ from those that were
-    # above the window. So at least one of those must still be there, and
-    # match.
-    if not cursor.sentinels:
-        # The window reached the top of the grid: only where nothing was
-        # trimmed (nothing moved) can it vouch for the position.
-        return position if position == cursor.anchor and untrimmed and not reflowed else None
+    # ... or if the match is a replay of the window rows after trimming took
+    # the originals: then the rows above it differ from those that were above
+    # the window. Every sentinel row still there must match, and while tmux
+    # may have trimmed, at least one must still be there.
     # Reflow leaves the first sentinel row alone (``_reflow_cells``), not the others.
     sentinels = cursor.sentinels[:1] if reflowed else cursor.sentinels
     verified = 0
@@ -300,7 +295,7 @@ def _locate(cursor: Cursor, rows: _Rows, *, reflowed: bool, untrimmed: bool) -> 
         if rows.hash_at(row) != sentinel:
             return None
         verified += 1
-    return position if verified else None
+    return position if verified or untrimmed else None
 
 
 def _young(cursor: Cursor) -> bool:
@@ -310,9 +305,11 @@ def _young(cursor: Cursor) -> bool:
 
 def _untrimmed(state: StateView) -> bool:
     """tmux cannot have trimmed this history since it was last cleared: a
-    trim leaves ``limit + 1 - batch`` rows, and rows only grow after it."""
+    trim leaves ``limit + 1 - batch`` rows, and after it rows only grow --
+    but for the few a taller pane pulls back out of history (at most its
+    height)."""
     limit = state.history_limit
-    return state.history_size <= limit - max(1, limit // 10)
+    return state.history_size + state.height <= limit - max(1, limit // 10)
 
 
 def _unchanged(cursor: Cursor, rows: _Rows, state: StateView) -> bool:
