@@ -19,9 +19,10 @@ part-way through a reply is an error, never a silent retry.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import secrets
-import selectors
+import select
 import subprocess
 import threading
 import time
@@ -71,6 +72,8 @@ class ControlChannel:
         self._argv = list(argv)
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        #: waits for the client's output (one per client, not one per read)
+        self._poller = select.poll()
         self._buffer = bytearray()
         self._prefix = "gmx" + secrets.token_hex(12)
         self._serial = itertools.count(1)  # next() is atomic: tokens never repeat
@@ -116,6 +119,9 @@ class ControlChannel:
         except OSError:
             self.disabled = True
             return False
+        assert self._proc.stdout is not None
+        self._poller = select.poll()
+        self._poller.register(self._proc.stdout.fileno(), select.POLLIN)
         self._buffer.clear()
         try:
             attached = self._await_attach()
@@ -314,11 +320,9 @@ class ControlChannel:
         assert proc is not None
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not selector.select(remaining):
-                raise ControlTimeout(f"no answer within {self._timeout:g}s")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not self._poller.poll(max(1, math.ceil(remaining * 1000))):
+            raise ControlTimeout(f"no answer within {self._timeout:g}s")
         chunk = os.read(fd, _READ_SIZE)
         self._buffer += chunk
         return bool(chunk)
