@@ -36,8 +36,8 @@ class Report:
     spawns: dict[str, dict[str, float]] = field(default_factory=dict)
     #: case name -> server key -> tmux command(s) of a run -> runs per call
     spawned: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
-    #: workload name -> (missed by contract, server key -> tally dict)
-    exactness: dict[str, tuple[bool, dict[str, dict[str, Any]]]] = field(default_factory=dict)
+    #: workload name -> server key -> tally dict
+    exactness: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     #: workload name -> description
     workloads: dict[str, str] = field(default_factory=dict)
     #: free-form remarks (e.g. answers that were not what a case is about)
@@ -160,16 +160,15 @@ def startup_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
     return rows, passes
 
 
-def exactness_ok(tally: Mapping[str, Any], missed_by_contract: bool) -> bool:
-    """Zero silent losses and errors; zero needless lines_missed unless the contract says so."""
-    clean = tally["silent"] == 0 and tally["errors"] == 0
-    return clean and (missed_by_contract or tally["missed_retained"] == 0)
+def exactness_ok(tally: Mapping[str, Any]) -> bool:
+    """Zero silent losses, errors and needless lines_missed."""
+    return all(tally[key] == 0 for key in ("silent", "errors", "missed_retained"))
 
 
 def exactness_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
     rows: list[list[str]] = []
     passes: list[bool] = []
-    for workload, (by_contract, tallies) in report.exactness.items():
+    for workload, tallies in report.exactness.items():
         for server in report.servers:
             tally = tallies.get(server.key)
             if tally is None:
@@ -177,9 +176,9 @@ def exactness_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
             ok = None
             target = "—"
             if server.key != PREDECESSOR:
-                ok = exactness_ok(tally, by_contract)
+                ok = exactness_ok(tally)
                 passes.append(ok)
-                target = "0 silent" if by_contract else "0 silent, 0 needless"
+                target = "0 silent, 0 needless"
             rows.append(
                 [
                     workload,
@@ -262,7 +261,7 @@ def render(report: Report) -> str:
         out += [""] + [f"* **{name}**: {text}" for name, text in report.workloads.items()]
         out += [
             f"* {name}, {report.label(key)}: {note}"
-            for name, (_, tallies) in report.exactness.items()
+            for name, tallies in report.exactness.items()
             for key, tally in tallies.items()
             for note in tally.get("notes", [])
         ]

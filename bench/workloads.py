@@ -111,9 +111,6 @@ class Workload:
     description: str
     history_limit: int
     body: Body
-    #: The gridmux contract answers lines_missed here on purpose (a width change
-    #: reflows the grid), so only silent losses are a target.
-    missed_by_contract: bool = False
 
 
 async def _settled_read(writer: PaneWriter, readers: Readers) -> None:

@@ -265,8 +265,8 @@ def sample_report() -> rpt.Report:
     report.startup = {"gridmux-off": [1.0], "gridmux-on": [1.3], rpt.PREDECESSOR: [1.2]}
     clean = Tally(reads=3, exact=3).as_dict()
     needless = Tally(reads=3, exact=2, missed_retained=1).as_dict()
-    report.exactness["resize-width"] = (True, {"gridmux-off": needless, "gridmux-on": clean})
-    report.exactness["bursts"] = (False, {"gridmux-off": needless, rpt.PREDECESSOR: needless})
+    report.exactness["resize-width"] = {"gridmux-off": needless, "gridmux-on": clean}
+    report.exactness["bursts"] = {"gridmux-off": needless, rpt.PREDECESSOR: needless}
     return report
 
 
@@ -316,18 +316,19 @@ def test_startup_ratio_pairs_the_rounds() -> None:
     assert passes == [False]
 
 
-def test_exactness_needless_losses_fail_unless_the_contract_reports_them() -> None:
+def test_exactness_fails_on_needless_losses_and_silent_reads() -> None:
     rows, passes = rpt.exactness_rows(sample_report())
     verdicts = {(row[0], row[1]): row[-1] for row in rows}
     assert verdicts == {
-        ("resize-width", "gridmux (control mode off)"): "PASS",
+        ("resize-width", "gridmux (control mode off)"): "FAIL",
         ("resize-width", "gridmux (control mode on)"): "PASS",
         ("bursts", "gridmux (control mode off)"): "FAIL",
         ("bursts", "libtmux-mcp"): "—",  # the predecessor has figures, not targets
     }
-    assert passes == [True, True, False]
-    silent = Tally(reads=1, silent=1).as_dict()
-    assert not rpt.exactness_ok(silent, missed_by_contract=True)
+    assert passes == [False, True, False]
+    assert not rpt.exactness_ok(Tally(reads=1, silent=1).as_dict())
+    assert not rpt.exactness_ok(Tally(reads=1, errors=1).as_dict())
+    assert rpt.exactness_ok(Tally(reads=3, exact=2, missed_gone=1).as_dict())
 
 
 def test_render_shows_every_table_and_counts_targets() -> None:
@@ -341,9 +342,9 @@ def test_render_shows_every_table_and_counts_targets() -> None:
         "### capture_since exactness",
     ):
         assert heading in text
-    # 4 latency + 2 spawn + 2 start-up + 3 exactness targets; 2 + 1 + 1 + 2 are met
-    assert "**Targets met: 6 of 11.**" in text
-    assert rpt.failed(report) == 5
+    # 4 latency + 2 spawn + 2 start-up + 3 exactness targets; 2 + 1 + 1 + 1 are met
+    assert "**Targets met: 5 of 11.**" in text
+    assert rpt.failed(report) == 6
     header = next(line for line in text.splitlines() if line.startswith("| workload"))
     assert header.count("|") - 1 == 13
 

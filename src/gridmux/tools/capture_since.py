@@ -12,11 +12,13 @@ from typing import Annotated
 from fastmcp import FastMCP
 from pydantic import Field
 
+from gridmux.backend import PaneSnapshot
 from gridmux.capture import (
     FIRST_PLAN,
     FOLLOW_PLAN,
     CursorRejected,
     Reading,
+    ReadPlan,
     Refusal,
     advance,
     first,
@@ -103,17 +105,19 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         server = ctx.server(socket_name, socket_path)
         targeted = session_name is not None or session_id is not None or window_id is not None
 
+        def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
+            return ctx.backend.snapshot(
+                server,
+                target,
+                start=plan.start,
+                end=plan.end,
+                untrimmed_start=plan.untrimmed_start,
+            )
+
         def read() -> tuple[str, Reading]:
             if cursor is None:
                 target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-                snap = ctx.backend.snapshot(
-                    server,
-                    target,
-                    start=FIRST_PLAN.start,
-                    end=FIRST_PLAN.end,
-                    untrimmed_start=FIRST_PLAN.untrimmed_start,
-                )
-                return target, first(snap)
+                return target, first(snapshot(target, FIRST_PLAN))
             parsed = parse_cursor(cursor, pane_id=pane_id)
             if targeted:
                 pane = ctx.resolve(server, None, session_name, session_id, window_id)
@@ -124,13 +128,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                         f"resolves to {pane.pane_id}",
                     )
             try:
-                snap = ctx.backend.snapshot(
-                    server,
-                    parsed.pane_id,
-                    start=FOLLOW_PLAN.start,
-                    end=FOLLOW_PLAN.end,
-                    untrimmed_start=FOLLOW_PLAN.untrimmed_start,
-                )
+                snap = snapshot(parsed.pane_id, FOLLOW_PLAN)
             except NotFound as exc:
                 raise NotFound(
                     f"pane {parsed.pane_id} of this cursor no longer exists",
