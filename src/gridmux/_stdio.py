@@ -25,6 +25,8 @@ from typing import Any
 from fastmcp import FastMCP
 from mcp.server.stdio import stdio_server
 
+from gridmux._direct import DirectCalls, direct_calls
+
 _POLLABLE = (stat.S_ISFIFO, stat.S_ISSOCK, stat.S_ISCHR)
 
 
@@ -37,28 +39,40 @@ def pollable(fd: int) -> bool:
 
 
 class LineReader:
-    """``async for line in reader``: text lines from a pipe, as the SDK expects."""
+    """``async for line in reader``: text lines from a pipe, as the SDK expects.
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    Lines the direct path answers (``_direct``) are not passed on.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, direct: DirectCalls | None = None) -> None:
         self._reader = reader
+        self._direct = direct
 
     def __aiter__(self) -> LineReader:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            line = await self._reader.readline()
+            if not line:
+                raise StopAsyncIteration
+            if self._direct is None or not self._direct.inbound(line):
+                return line.decode("utf-8", errors="replace")
 
 
 class LineWriter:
-    """``await write(text)`` / ``await flush()`` on a pipe, as the SDK expects."""
+    """``await write(text)`` / ``await flush()`` on a pipe, as the SDK expects.
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    The direct path sees what the SDK writes until the handshake is done.
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter, direct: DirectCalls | None = None) -> None:
         self._writer = writer
+        self._direct = direct
 
     async def write(self, text: str) -> None:
+        if self._direct is not None and not self._direct.ready:
+            self._direct.outbound(text)
         self._writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
@@ -83,8 +97,11 @@ def wire_descriptors() -> Iterator[tuple[int, int]]:
         os.close(saved_out)
 
 
-async def serve_stdio(mcp: FastMCP) -> None:
-    """Run ``mcp`` over stdin/stdout with asyncio pipes (see the module docstring)."""
+async def serve_stdio(mcp: FastMCP, *, direct: bool = True) -> None:
+    """Run ``mcp`` over stdin/stdout with asyncio pipes (see the module docstring).
+
+    With ``direct``, plain tool calls take the direct path (``_direct``).
+    """
     from fastmcp.server.context import reset_transport, set_transport  # noqa: PLC0415
 
     loop = asyncio.get_running_loop()
@@ -101,28 +118,32 @@ async def serve_stdio(mcp: FastMCP) -> None:
         transport.set_write_buffer_limits(high=0)
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         token = set_transport("stdio")
+        calls: DirectCalls | None = None
         try:
             low_level: Any = mcp._mcp_server
-            async with (
-                mcp._lifespan_manager(),
-                stdio_server(stdin=LineReader(reader), stdout=LineWriter(writer)) as (  # type: ignore[arg-type]
-                    read_stream,
-                    write_stream,
-                ),
-            ):
-                await low_level.run(
-                    read_stream, write_stream, low_level.create_initialization_options()
-                )
+            async with mcp._lifespan_manager():
+                calls = await direct_calls(mcp, writer) if direct else None
+                async with stdio_server(
+                    stdin=LineReader(reader, calls),  # type: ignore[arg-type]
+                    stdout=LineWriter(writer, calls),  # type: ignore[arg-type]
+                ) as (read_stream, write_stream):
+                    await low_level.run(
+                        read_stream, write_stream, low_level.create_initialization_options()
+                    )
+                if calls is not None:
+                    await calls.finish()
         finally:
+            if calls is not None:
+                calls.cancel_all()
             reset_transport(token)
             transport.close()
             read_transport.close()
 
 
-def run_stdio(mcp: FastMCP) -> None:
+def run_stdio(mcp: FastMCP, *, direct: bool = True) -> None:
     """Serve over stdio: asyncio pipes when both ends are pollable, else the SDK's way."""
     usable = pollable(0) and pollable(1) and hasattr(mcp, "_lifespan_manager")
     if not usable:
         mcp.run(transport="stdio", show_banner=False)
         return
-    asyncio.run(serve_stdio(mcp))
+    asyncio.run(serve_stdio(mcp, direct=direct))

@@ -35,8 +35,9 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
@@ -54,8 +55,9 @@ REDACTED = "[redacted]"
 
 logger = logging.getLogger(LOGGER_NAME)
 
-#: The tool call in progress in this task: a nested (batch) call names its parent.
-_current_tool: ContextVar[str | None] = ContextVar("gridmux_audit_tool", default=None)
+#: The tool call in progress in this task: a nested (batch) call names its parent
+#: and, when it has no request of its own (a direct call's), shares its request.
+_current_call: ContextVar[CallRecord | None] = ContextVar("gridmux_audit_call", default=None)
 
 # -- redaction ----------------------------------------------------------------
 
@@ -236,13 +238,30 @@ class AuditMiddleware(Middleware):
         context: MiddlewareContext[mt.CallToolRequestParams],
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
-        name = context.message.name
-        parent = _current_tool.get()
-        token = _current_tool.set(name)
+        request = context.fastmcp_context.request_context if context.fastmcp_context else None
+        client_id = context.fastmcp_context.client_id if context.fastmcp_context else None
+        return await self.audited(
+            CallRecord(
+                name=context.message.name,
+                arguments=context.message.arguments or {},
+                request_id=str(request.request_id) if request is not None else None,
+                client_id=client_id if request is not None else None,
+            ),
+            lambda: call_next(context),
+        )
+
+    async def audited(
+        self, call: CallRecord, run: Callable[[], Awaitable[ToolResult]]
+    ) -> ToolResult:
+        """``await run()``, recorded as ``call`` (also the direct path's way in)."""
+        parent = _current_call.get()
+        if parent is not None and call.request_id is None:
+            call = replace(call, request_id=parent.request_id, client_id=parent.client_id)
+        token = _current_call.set(call)
         started = time.perf_counter()
         outcome, error_type = "error", None
         try:
-            result = await call_next(context)
+            result = await run()
             outcome = "error" if result.is_error else "ok"
             return result
         except Exception as exc:
@@ -252,15 +271,30 @@ class AuditMiddleware(Middleware):
             outcome = "cancelled"
             raise
         finally:
-            _current_tool.reset(token)
+            _current_call.reset(token)
             self.sink.write(
-                _record(context, name, parent, outcome, error_type, time.perf_counter() - started)
+                _record(
+                    call,
+                    parent.name if parent is not None else None,
+                    outcome,
+                    error_type,
+                    time.perf_counter() - started,
+                )
             )
 
 
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """What the log says of a call besides its outcome."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    request_id: str | None = None
+    client_id: str | None = None
+
+
 def _record(
-    context: MiddlewareContext[mt.CallToolRequestParams],
-    name: str,
+    call: CallRecord,
     parent: str | None,
     outcome: str,
     error_type: str | None,
@@ -268,21 +302,19 @@ def _record(
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
         "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "tool": scrub_text(name),
+        "tool": scrub_text(call.name),
         "outcome": outcome,
         "duration_ms": round(seconds * 1000, 1),
-        "arguments": redact(context.message.arguments or {}),
+        "arguments": redact(call.arguments),
     }
     if error_type is not None:
         record["error_type"] = error_type
     if parent is not None:
         record["parent"] = parent
-    request = context.fastmcp_context.request_context if context.fastmcp_context else None
-    if request is not None:
-        record["request_id"] = str(request.request_id)
-        client_id = context.fastmcp_context.client_id if context.fastmcp_context else None
-        if client_id is not None:
-            record["client_id"] = client_id
+    if call.request_id is not None:
+        record["request_id"] = call.request_id
+        if call.client_id is not None:
+            record["client_id"] = call.client_id
     return record
 
 
@@ -309,6 +341,7 @@ def log_to_stderr() -> None:
 __all__ = [
     "LOGGER_NAME",
     "AuditMiddleware",
+    "CallRecord",
     "FileSink",
     "LoggerSink",
     "audit_middleware",

@@ -28,6 +28,7 @@ class Settings:
     port: int = DEFAULT_PORT
     audit_log: str | None = None
     control_mode: bool = True
+    direct_calls: bool = True
 
     @classmethod
     def from_sources(cls, argv: Sequence[str], env: Mapping[str, str]) -> Settings:
@@ -53,8 +54,11 @@ class Settings:
             sim_version=args.sim_version or env.get("GRIDMUX_SIM_VERSION", "3.3a"),
             safety=_safety(parser, args.safety or env.get("GRIDMUX_SAFETY") or "mutating"),
             audit_log=args.audit_log or env.get("GRIDMUX_AUDIT_LOG") or None,
-            control_mode=control_mode_setting(
-                parser, args.control_mode or env.get("GRIDMUX_CONTROL_MODE") or "on"
+            control_mode=on_off_setting(
+                parser, "GRIDMUX_CONTROL_MODE", args.control_mode or env.get("GRIDMUX_CONTROL_MODE")
+            ),
+            direct_calls=on_off_setting(
+                parser, "GRIDMUX_DIRECT_CALLS", args.direct_calls or env.get("GRIDMUX_DIRECT_CALLS")
             ),
             transport=transport,
             host=host,
@@ -125,6 +129,16 @@ def build_parser() -> argparse.ArgumentParser:
             "server; off: one tmux process per command (env GRIDMUX_CONTROL_MODE)"
         ),
     )
+    parser.add_argument(
+        "--direct-calls",
+        choices=("on", "off"),
+        default=None,
+        help=(
+            "on (default): over stdio, answer tools/call for plain tools on a short path "
+            "of gridmux's own; off: every request goes through the MCP SDK and FastMCP "
+            "(env GRIDMUX_DIRECT_CALLS)"
+        ),
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -139,10 +153,13 @@ def _safety(parser: argparse.ArgumentParser, text: str) -> str:
     return text
 
 
-def control_mode_setting(parser: argparse.ArgumentParser, text: str) -> bool:
-    """``on``/``off`` as a bool, else a start-up error (the env var is not checked by argparse)."""
+def on_off_setting(parser: argparse.ArgumentParser, name: str, text: str | None) -> bool:
+    """``on`` (the default)/``off`` as a bool, else a start-up error naming the variable
+    ``name`` (argparse checks the option, not the environment variable)."""
+    if text is None or text == "":
+        return True
     if text not in ("on", "off"):
-        parser.error(f"GRIDMUX_CONTROL_MODE: expected 'on' or 'off', not {text!r}")
+        parser.error(f"{name}: expected 'on' or 'off', not {text!r}")
     return text == "on"
 
 

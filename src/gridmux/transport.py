@@ -26,7 +26,7 @@ HTTP_PATH = "/mcp"
 def serve(mcp: FastMCP, settings: Settings) -> None:
     """Serve ``mcp`` on the transport the settings name, until stopped."""
     if settings.transport == "stdio":
-        run_stdio(mcp)
+        run_stdio(mcp, direct=settings.direct_calls)
         return
     sock = bind_loopback(settings.host, settings.port)
     host, port = sock.getsockname()[:2]

@@ -100,3 +100,22 @@ def test_a_port_in_use_is_a_clean_exit() -> None:
             bind_loopback("127.0.0.1", port)
     finally:
         taken.close()
+
+
+@pytest.mark.parametrize(
+    ("option", "variable", "field"),
+    [
+        ("--control-mode", "GRIDMUX_CONTROL_MODE", "control_mode"),
+        ("--direct-calls", "GRIDMUX_DIRECT_CALLS", "direct_calls"),
+    ],
+)
+def test_on_off_switches(
+    option: str, variable: str, field: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert getattr(Settings.from_sources([], {}), field) is True
+    assert getattr(Settings.from_sources([], {variable: "off"}), field) is False
+    assert getattr(Settings.from_sources([option, "on"], {variable: "off"}), field) is True
+    assert getattr(Settings.from_sources([option, "off"], {}), field) is False
+    with pytest.raises(SystemExit):
+        Settings.from_sources([], {variable: "maybe"})
+    assert f"{variable}: expected 'on' or 'off', not 'maybe'" in capsys.readouterr().err

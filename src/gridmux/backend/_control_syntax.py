@@ -31,6 +31,10 @@ from ._runner import Command
 _BARE = re.compile(r"^[A-Za-z0-9_./:@,+=-]+$")
 _GUARD = re.compile(rb"^%(begin|end|error) (\d+) (\d+) (\d+)$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Inside double quotes: ``\\ " $ ~`` escaped, control characters as octal.
+_DOUBLE_QUOTED = {ord(ch): "\\" + ch for ch in '\\"$~'} | {
+    code: f"\\{code:03o}" for code in (*range(0x20), 0x7F)
+}
 
 
 def quote_word(arg: str) -> str:
@@ -46,16 +50,7 @@ def quote_word(arg: str) -> str:
         return arg
     if "'" not in arg and not _CONTROL.search(arg):
         return "'" + arg + "'"
-    out = ['"']
-    for ch in arg:
-        if ch in '\\"$~':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\{ord(ch):03o}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + arg.translate(_DOUBLE_QUOTED) + '"'
 
 
 def command_text(command: Command) -> str:
