@@ -124,9 +124,37 @@ def secret_name(name: str) -> bool:
     return any(word in _SECRET_WORDS for word in words)
 
 
+#: Lower-case literals, one of which is in every text ``_TRIGGER`` matches: a
+#: few substring tests (fast, in C) spare most texts the regex, which tries
+#: its alternatives at every position (55 µs for a capture_since cursor).
+_MARKS = (
+    "-----begin",
+    "://",
+    "bearer",
+    "basic",
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "api",
+    "access",
+    "private",
+    "credential",
+    "gh",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "sk-",
+    "akia",
+    "eyj",
+)
+
+
 def scrub_text(text: str) -> str:
     """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters."""
-    if _TRIGGER.search(text) is not None:
+    lowered = text.lower()
+    if any(mark in lowered for mark in _MARKS) and _TRIGGER.search(text) is not None:
         for pattern, replacement in _TEXT_RULES:
             text = pattern.sub(replacement, text)
     if len(text) > MAX_STRING:

@@ -15,8 +15,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.server.middleware import MiddlewareContext
 from fastmcp.tools.base import ToolResult
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gridmux import Settings, create_server, main
+from gridmux import audit as audit_module
 from gridmux.audit import (
     LOGGER_NAME,
     MAX_ITEMS,
@@ -372,3 +375,48 @@ def test_by_default_records_go_to_stderr_never_stdout(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"{LOGGER_NAME} " in captured.err and '{"tool": "probe"}' in captured.err
+
+
+_TRIGGER_SAMPLES = (
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "https://user:pw@example.invalid",
+    "Authorization: Bearer abcdefghij",
+    "BASIC abcdefghij",
+    "--Password x",
+    "DB_PASSWD=x",
+    "passphrase: x",
+    "client_secret=x",
+    "X_TOKEN=x",
+    "api-key=x",
+    "ACCESS_KEY=x",
+    "private_key=x",
+    "credentials=x",
+    "ghs_" + "a" * 30,
+    "github_pat_" + "a" * 30,
+    "glpat-" + "a" * 30,
+    "xoxp-" + "a" * 20,
+    "sk-" + "a" * 30,
+    "AKIA" + "A" * 16,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlc2ln",
+)
+
+
+@pytest.mark.parametrize("text", _TRIGGER_SAMPLES)
+def test_the_literal_prefilter_passes_every_kind_of_secret(text: str) -> None:
+    assert audit_module._TRIGGER.search(text) is not None
+    assert any(mark in text.lower() for mark in audit_module._MARKS)
+    assert "[redacted" in scrub_text(text)
+
+
+@settings(max_examples=300)
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+    st.sampled_from(_TRIGGER_SAMPLES),
+    st.text(max_size=60),
+)
+def test_the_prefilter_never_hides_what_the_trigger_finds(
+    before: str, secret: str, after: str
+) -> None:
+    for text in (before, before + secret + after, (before + secret).swapcase()):
+        if audit_module._TRIGGER.search(text) is not None:
+            assert any(mark in text.lower() for mark in audit_module._MARKS), text
