@@ -3,7 +3,9 @@
 :class:`AuditMiddleware` wraps every ``tools/call`` (including the nested
 calls a batch makes, which carry ``parent``) and records the tool, its
 arguments, the outcome (``ok``, ``error`` or ``cancelled``), the error's
-type and the duration. Return values are never recorded.
+type and the duration. Return values are never recorded. A record is written
+just after its call, on the event loop's next turn, so that the answer of a
+call answered on the direct path (``_direct``) is on its way first.
 
 Arguments are recorded, not digested, so the log says what an agent did,
 but first:
@@ -28,6 +30,7 @@ carries MCP over stdio).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -256,7 +259,8 @@ class FileSink:
 
 
 class AuditMiddleware(Middleware):
-    """Record every tool call (see the module docstring)."""
+    """Record every tool call (see the module docstring); the record is written
+    just after the call, on the event loop's next turn."""
 
     def __init__(self, sink: AuditSink) -> None:
         self.sink = sink
@@ -300,15 +304,32 @@ class AuditMiddleware(Middleware):
             raise
         finally:
             _current_call.reset(token)
-            self.sink.write(
-                _record(
-                    call,
-                    parent.name if parent is not None else None,
-                    outcome,
-                    error_type,
-                    time.perf_counter() - started,
-                )
+            self._emit(
+                call,
+                parent.name if parent is not None else None,
+                outcome,
+                error_type,
+                time.perf_counter() - started,
             )
+
+    def _emit(
+        self,
+        call: CallRecord,
+        parent: str | None,
+        outcome: str,
+        error_type: str | None,
+        seconds: float,
+    ) -> None:
+        """Write the record once the answer is on its way: on the event loop's next
+        turn, in call order (the answer of a direct call is written before it)."""
+
+        def write() -> None:
+            self.sink.write(_record(call, parent, outcome, error_type, seconds))
+
+        try:
+            asyncio.get_running_loop().call_soon(write)
+        except RuntimeError:  # no loop running: write now
+            write()
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,6 +288,8 @@ async def test_error_results_and_cancellations_are_recorded() -> None:
     await middleware.on_call_tool(_context("a", {}), error_result)
     with pytest.raises(asyncio.CancelledError):
         await middleware.on_call_tool(_context("b", {"token": "t"}), cancelled)
+    assert sink.records == []  # written on the loop's next turn, after the answer
+    await asyncio.sleep(0)
     assert [(r["tool"], r["outcome"]) for r in sink.records] == [("a", "error"), ("b", "cancelled")]
     assert sink.records[1]["arguments"] == {"token": REDACTED}
     assert "request_id" not in sink.records[0]
