@@ -100,6 +100,10 @@ async def direct_calls(mcp: FastMCP, writer: asyncio.StreamWriter) -> DirectCall
     versions = frozenset(
         v for v in HANDSHAKE_PROTOCOL_VERSIONS if ("tools/call", v) in SERVER_RESULTS
     )
+    # Strict validation and masked errors are read off FastMCP's request
+    # context, which a direct call does not have: such a server keeps them all.
+    if getattr(mcp, "strict_input_validation", False) or getattr(mcp, "_mask_error_details", False):
+        return None
     audit: AuditMiddleware | None = None
     for middleware in mcp.middleware:
         if isinstance(middleware, AuditMiddleware):

@@ -399,3 +399,10 @@ async def test_a_middleware_that_sees_calls_turns_the_direct_path_off() -> None:
     assert await direct_calls(mcp, Wire()) is not None  # type: ignore[arg-type]
     mcp.add_middleware(Watcher())
     assert await direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("setting", ["strict_input_validation", "_mask_error_details"])
+async def test_a_server_setting_read_from_the_request_context_turns_it_off(setting: str) -> None:
+    mcp = create_server(SimBackend(), Settings(backend="sim"))
+    setattr(mcp, setting, True)
+    assert await direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
