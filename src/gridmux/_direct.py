@@ -6,7 +6,7 @@ models, a dispatcher task and memory streams, FastMCP's request context,
 telemetry seam, a visibility lookup in its state store, the middleware
 chain): more than tmux takes to answer over control mode. Over stdio,
 :class:`DirectCalls` answers the calls it can answer exactly as that path
-would, in about a tenth of the time, and passes everything else on:
+would, in a fraction of the time, and passes everything else on:
 
 * **the connection** opened with the ``initialize`` handshake (the SDK's
   2025 era) at a version whose ``tools/call`` result the SDK can shape, the
@@ -29,8 +29,8 @@ SDK's result shaping for the negotiated version. The answer is written on
 the same pipe as the SDK's, one whole line per write, so the two never
 interleave. ``notifications/cancelled`` for a direct call cancels it and
 nothing is answered, as the SDK does. ``--direct-calls off`` sends every
-request to the SDK; ``tests/integration/test_direct_calls.py`` makes the same
-calls both ways and compares the answers.
+request to the SDK; ``tests/unit/test_direct_calls.py`` makes the same calls
+both ways and compares the answers.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import contextlib
 import inspect
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -90,8 +90,14 @@ def plain_tool(tool: object) -> bool:
     return all(name in accepted for name in params)
 
 
-async def direct_calls(mcp: FastMCP, writer: asyncio.StreamWriter) -> DirectCalls | None:
-    """The direct path for ``mcp``, or None when it cannot serve any call exactly."""
+def direct_calls(mcp: FastMCP, writer: asyncio.StreamWriter) -> DirectCalls | None:
+    """The direct path for ``mcp``, or None when it cannot serve any call exactly.
+
+    The table of plain tools is read just before the first ``tools/call`` is
+    looked at (``prepare``), not here: listing the tools takes FastMCP some
+    milliseconds that a client waiting for ``initialize`` and ``tools/list``
+    should not wait.
+    """
     try:  # the SDK's result shaping; an SDK without it keeps every call
         from mcp_types.methods import SERVER_RESULTS, serialize_server_result  # noqa: PLC0415
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS  # noqa: PLC0415
@@ -110,15 +116,8 @@ async def direct_calls(mcp: FastMCP, writer: asyncio.StreamWriter) -> DirectCall
             audit = middleware
         elif not isinstance(middleware, TierGate) and sees_calls(middleware):
             return None
-    tools = {
-        tool.name: tool
-        for tool in await mcp.list_tools()
-        if isinstance(tool, FunctionTool) and plain_tool(tool)
-    }
-    if not tools:
-        return None
     shape = partial(serialize_server_result, "tools/call")
-    return DirectCalls(tools, audit, writer, versions=versions, shape=shape)
+    return DirectCalls(mcp.list_tools, audit, writer, versions=versions, shape=shape)
 
 
 class DirectCalls:
@@ -126,14 +125,15 @@ class DirectCalls:
 
     def __init__(
         self,
-        tools: Mapping[str, FunctionTool],
+        list_tools: Callable[[], Awaitable[Sequence[object]]],
         audit: AuditMiddleware | None,
         writer: asyncio.StreamWriter,
         *,
         versions: frozenset[str],
         shape: Callable[[str, dict[str, Any]], dict[str, Any]],
     ) -> None:
-        self._tools = tools
+        self._list_tools = list_tools
+        self._tools: Mapping[str, FunctionTool] | None = None  # until ``load``
         self._audit = audit
         self._writer = writer
         self._versions = versions  # handshake versions whose results ``shape`` knows
@@ -180,6 +180,25 @@ class DirectCalls:
         task.add_done_callback(lambda _: self._tasks.pop(request_id, None))
         return True
 
+    async def prepare(self, line: bytes) -> None:
+        """Before the first ``tools/call`` is looked at, read the tool table."""
+        if self._tools is None and self.ready and b'"tools/call"' in line:
+            await self.load()
+
+    async def load(self) -> None:
+        """Read the table of plain tools (the server's tools at its tier)."""
+        try:
+            listed = await self._list_tools()
+        except Exception:  # then every call stays with the SDK
+            logger.exception("cannot list the tools for direct calls")
+            self._tools = {}
+            return
+        self._tools = {
+            tool.name: tool
+            for tool in listed
+            if isinstance(tool, FunctionTool) and plain_tool(tool)
+        }
+
     def _observe(self, method: object, message: dict[str, Any]) -> None:
         """Follow the handshake as the SDK does (``serve_dual_era_loop``)."""
         if "id" in message and method is not None:
@@ -218,6 +237,7 @@ class DirectCalls:
         meta = params.get("_meta", {})
         if (
             not isinstance(name, str)
+            or self._tools is None
             or name not in self._tools
             or not isinstance(arguments, dict)
             or not isinstance(meta, dict)
@@ -271,6 +291,7 @@ class DirectCalls:
     async def _answer(
         self, request_id: str | int, name: str, arguments: dict[str, Any], meta: dict[str, Any]
     ) -> None:
+        assert self._tools is not None
         tool = self._tools[name]
         try:
             try:

@@ -56,7 +56,10 @@ class LineReader:
             line = await self._reader.readline()
             if not line:
                 raise StopAsyncIteration
-            if self._direct is None or not self._direct.inbound(line):
+            if self._direct is None:
+                return line.decode("utf-8", errors="replace")
+            await self._direct.prepare(line)
+            if not self._direct.inbound(line):
                 return line.decode("utf-8", errors="replace")
 
 
@@ -122,7 +125,7 @@ async def serve_stdio(mcp: FastMCP, *, direct: bool = True) -> None:
         try:
             low_level: Any = mcp._mcp_server
             async with mcp._lifespan_manager():
-                calls = await direct_calls(mcp, writer) if direct else None
+                calls = direct_calls(mcp, writer) if direct else None
                 async with stdio_server(
                     stdin=LineReader(reader, calls),  # type: ignore[arg-type]
                     stdout=LineWriter(writer, calls),  # type: ignore[arg-type]

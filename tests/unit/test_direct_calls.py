@@ -305,8 +305,9 @@ async def settle(calls: DirectCalls) -> None:
 async def build(safety: str = "mutating") -> tuple[DirectCalls, Wire]:
     mcp = create_server(SimBackend(), Settings(backend="sim", safety=safety))
     wire = Wire()
-    calls = await direct_calls(mcp, wire)  # type: ignore[arg-type]
+    calls = direct_calls(mcp, wire)  # type: ignore[arg-type]
     assert calls is not None
+    await calls.load()
     return calls, wire
 
 
@@ -396,13 +397,31 @@ async def test_a_middleware_that_sees_calls_turns_the_direct_path_off() -> None:
             return await call_next(context)
 
     mcp = create_server(SimBackend(), Settings(backend="sim"))
-    assert await direct_calls(mcp, Wire()) is not None  # type: ignore[arg-type]
+    assert direct_calls(mcp, Wire()) is not None  # type: ignore[arg-type]
     mcp.add_middleware(Watcher())
-    assert await direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
+    assert direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("setting", ["strict_input_validation", "_mask_error_details"])
 async def test_a_server_setting_read_from_the_request_context_turns_it_off(setting: str) -> None:
     mcp = create_server(SimBackend(), Settings(backend="sim"))
     setattr(mcp, setting, True)
-    assert await direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
+    assert direct_calls(mcp, Wire()) is None  # type: ignore[arg-type]
+
+
+async def test_the_tool_table_is_read_before_the_first_call_only() -> None:
+    mcp = create_server(SimBackend(), Settings(backend="sim"))
+    wire = Wire()
+    calls = direct_calls(mcp, wire)  # type: ignore[arg-type]
+    assert calls is not None
+    calls.inbound(INITIALIZE)
+    await calls.prepare(call_line(1, "list_sessions", {}))  # not ready: nothing read
+    assert not calls.inbound(call_line(1, "list_sessions", {}))
+    calls.outbound(ANSWER)
+    calls.inbound(INITIALIZED)
+    await calls.prepare(line({"id": 2, "method": "tools/list"}))
+    assert not calls.inbound(call_line(3, "list_sessions", {}))  # no table yet
+    await calls.prepare(call_line(3, "list_sessions", {}))
+    assert calls.inbound(call_line(3, "list_sessions", {}))
+    await settle(calls)
+    assert [m["id"] for m in wire.lines] == [3]
