@@ -55,6 +55,8 @@ class StdioPeer:
         self._next = 0
         #: ids of answers read while waiting for another one
         self.seen: list[object] = []
+        #: what the server sent that was not an answer (notifications, requests)
+        self.notifications: list[dict[str, Any]] = []
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -82,6 +84,7 @@ class StdioPeer:
             assert line, "the server closed its output"
             reply: dict[str, Any] = json.loads(line)
             if "method" in reply:
+                self.notifications.append(reply)
                 continue
             if reply.get("id") == wanted:
                 return reply
@@ -211,6 +214,7 @@ def test_direct_answers_equal_the_sdk_path(
     assert len(got) == len(expected) == len(SCRIPT) + 1
     for (tool, _), mine, theirs in zip([*SCRIPT, ("list_panes", {})], got, expected, strict=True):
         assert untimed(mine) == untimed(theirs), tool
+    assert direct.notifications == sdk.notifications
     # the script did reach tmux's simulator and its errors
     assert got[10]["result"]["structuredContent"]["lines"] == ["$ printf 'two\\nthree\\n'"] or (
         "two" in got[10]["result"]["structuredContent"]["lines"]
