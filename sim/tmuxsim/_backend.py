@@ -231,6 +231,24 @@ class SimBackend:
                 )
         return found
 
+    def scan_panes(
+        self,
+        server: ServerRef,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> list[tuple[PaneInfo, PaneSnapshot]]:
+        return [
+            (
+                pane,
+                self.snapshot(
+                    server, pane.pane_id, start=start, end=end, join_wrapped=join_wrapped
+                ),
+            )
+            for pane in self.list_panes(server)
+        ]
+
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         # tmux itself prints an empty expansion for a pane that is gone
         # (tmux-grid.md §5); the protocol asks for NotFound, which resolve raises.

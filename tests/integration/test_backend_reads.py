@@ -6,6 +6,8 @@ through ONLCR like program output and nothing is echoed by a shell.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gridmux.backend import (
@@ -314,3 +316,40 @@ def test_pane_snapshot_is_the_listing_record_and_a_snapshot_in_one_read(
     assert snap == backend.snapshot(tmux_server, pane_id, start="-")
     with pytest.raises(NotFound):
         backend.pane_snapshot(tmux_server, "%999")
+
+
+#: Pane titles a format loop must never turn into command text.
+HOSTILE_TITLES = ['x" ; kill-server ; "', "it's #{pane_id} }", "a;b\\c $HOME ~"]
+
+
+def test_scan_panes_equals_the_listing_and_each_snapshot(
+    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+) -> None:
+    """One command list: every record as list_panes has it, every snapshot as
+    snapshot reads it (a linked window once per session, hostile titles inert)."""
+    first = backend.new_session(tmux_server, command="printf 'one\\n'; exec cat")
+    assert first.active_pane_id is not None
+    second = backend.split_window(tmux_server, first.active_pane_id, command="exec cat")
+    other = backend.new_session(tmux_server, command="printf 'two\\n'; exec cat")
+    tmux("link-window", "-s", f"{first.session_id}:0", "-t", f"{other.session_id}:7")
+    for pane_id, title in zip([first.active_pane_id, second.pane_id], HOSTILE_TITLES, strict=False):
+        tmux("select-pane", "-t", pane_id, "-T", title)
+    scanned = backend.scan_panes(tmux_server, start="-", join_wrapped=True)
+    listing = backend.list_panes(tmux_server)
+    assert [pane for pane, _ in scanned] == listing
+    assert len(listing) == 5  # the linked window's two panes are listed twice
+    for pane, snap in scanned:
+        assert snap == backend.snapshot(tmux_server, pane.pane_id, start="-", join_wrapped=True)
+    titles = {pane.pane_id: pane.title for pane, _ in scanned}
+    assert titles[first.active_pane_id] == HOSTILE_TITLES[0]  # data, never a command
+    assert len(backend.list_sessions(tmux_server)) == 2  # the server is still there
+    tops = {pane.pane_id: snap.rows for pane, snap in backend.scan_panes(tmux_server, end=0)}
+    assert tops[first.active_pane_id] == ("one",)
+    assert other.active_pane_id is not None
+    assert tops[other.active_pane_id] == ("two",)
+
+
+def test_scan_panes_of_a_server_that_is_not_running(
+    backend: LibtmuxBackend, isolated_env: Path
+) -> None:
+    assert backend.scan_panes(ServerRef(socket_name="gridmux-nobody-here")) == []

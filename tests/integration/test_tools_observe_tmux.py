@@ -214,6 +214,7 @@ async def test_search_panes_pages_across_panes(
     tmux_server: ServerRef,
     wait_until: WaitUntil,
     pane: str,
+    tmux: RawTmux,
 ) -> None:
     panes = []
     for i in range(4):
@@ -244,6 +245,13 @@ async def test_search_panes_pages_across_panes(
     assert "not a valid regular expression" in await call_error(
         client, "search_panes", pattern="[", regex=True
     )
+    assert "no session 'nope'" in await call_error(
+        client, "search_panes", pattern="needle", session_name="nope"
+    )
+    # a window linked into another session is searched as part of that session too
+    tmux("link-window", "-s", "s0:0", "-t", "s3:5")
+    linked = await call(client, "search_panes", pattern="needle 0", session_name="s3")
+    assert [(m["pane_id"], m["session_name"]) for m in linked["matches"]] == [(panes[0], "s3")]
 
 
 # -- send_keys_batch ---------------------------------------------------------------------------

@@ -53,6 +53,7 @@ class StdioPeer:
         assert self.proc.stdout is not None
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         self._next = 0
+        self._buffer = b""
         #: ids of answers read while waiting for another one
         self.seen: list[object] = []
         #: what the server sent that was not an answer (notifications, requests)
@@ -73,22 +74,28 @@ class StdioPeer:
         return self.answer(message["id"])
 
     def answer(self, wanted: object, timeout: float = 30) -> dict[str, Any]:
-        assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         while True:
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"no answer to request {wanted!r}"
-            if not self._selector.select(remaining):
-                continue
-            line = self.proc.stdout.readline()
-            assert line, "the server closed its output"
-            reply: dict[str, Any] = json.loads(line)
+            reply = json.loads(self._line(deadline))
             if "method" in reply:
                 self.notifications.append(reply)
                 continue
             if reply.get("id") == wanted:
-                return reply
+                return dict(reply)
             self.seen.append(reply.get("id"))
+
+    def _line(self, deadline: float) -> bytes:
+        """The next line the server wrote (read unbuffered: select() sees only the pipe)."""
+        assert self.proc.stdout is not None
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, "no answer in time"
+            if self._selector.select(remaining):
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                assert chunk, "the server closed its output"
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
 
     def handshake(self, version: str) -> None:
         info = {"name": "t", "version": "0"}
@@ -250,7 +257,8 @@ def test_a_direct_call_is_cancelled_and_never_answered(tmp_path: Path) -> None:
             assert "no server running" in reply["result"]["content"][0]["text"]
         peer.close()
         assert peer.proc.stdout is not None
-        rest = [json.loads(line).get("id") for line in peer.proc.stdout.read().splitlines()]
+        tail = peer._buffer + peer.proc.stdout.read()
+        rest = [json.loads(line).get("id") for line in tail.splitlines()]
         assert "gone" not in peer.seen + rest
         records = audit_records(tmp_path / "audit.jsonl")
         assert [r["request_id"] for r in records] == ["after"]

@@ -295,6 +295,17 @@ def test_snapshots_of_many_panes_leave_out_missing_ones() -> None:
     assert backend.snapshots(REF, []) == {}
 
 
+def test_scan_panes_is_the_listing_with_each_snapshot() -> None:
+    backend, pane = started()
+    write(backend, pane, b"x" * 50 + b"\nend")
+    other = backend.split_window(REF, pane)
+    scanned = backend.scan_panes(REF, start="-", join_wrapped=True)
+    assert [info for info, _ in scanned] == backend.list_panes(REF)
+    assert [info.pane_id for info, _ in scanned] == [pane, other.pane_id]
+    for info, snap in scanned:
+        assert snap == backend.snapshot(REF, info.pane_id, start="-", join_wrapped=True)
+
+
 @pytest.mark.parametrize("bound", ["5", 1.5, True])
 def test_snapshot_rejects_malformed_bounds(bound: object) -> None:
     backend, pane = started()

@@ -113,6 +113,19 @@ class TmuxBackend(Protocol):
         """
         ...
 
+    def scan_panes(
+        self,
+        server: ServerRef,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> list[tuple[PaneInfo, PaneSnapshot]]:
+        """Every pane as ``list_panes`` lists it (a window linked into several
+        sessions once per session; no server, as ``list_panes`` says it), each
+        with its ``snapshot``: one command list on real tmux."""
+        ...
+
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         """Expand a tmux format string against a target (``display-message -p``)."""
         ...

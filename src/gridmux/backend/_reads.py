@@ -23,7 +23,8 @@ from ._arguments import (
     scope_args,
     socket_name,
 )
-from ._formats import RecordFormat
+from ._control_syntax import command_text, quote_word
+from ._formats import STATE_FORMAT, RecordFormat
 from ._runner import Command, ServerNotRunning, UsesRunner, decode, default_socket_path, split_lines
 from ._show_output import parse_environment, parse_hooks, parse_options
 from ._snapshot import (
@@ -46,6 +47,27 @@ from ._types import (
     SessionInfo,
     WindowInfo,
 )
+
+
+def _literal(text: str) -> str:
+    """``text`` as one quoted word that a format loop's expansion leaves alone."""
+    return "#{l:" + quote_word(text) + "}"
+
+
+def _split_record(what: str, out: bytes, fmt: RecordFormat) -> tuple[PaneInfo, bytes]:
+    """A pane's record at the start of ``out``, and what follows it."""
+    # The record ends at its last delimiter (printed raw, or escaped by 3.5a).
+    marker = fmt.delimiter.encode()
+    if marker not in out:
+        marker = formats.escape(fmt.delimiter).encode()
+    cut = -1
+    for _ in fmt.fields:
+        cut = out.find(marker, cut + 1)
+        if cut < 0:
+            raise TmuxFailure(f"cannot {what}: the pane record is incomplete")
+    cut += len(marker) + 1
+    return first(what, lambda: formats.parse_panes(out[:cut], fmt)), out[cut:]
+
 
 #: What ``list-windows -a``/``list-panes -a`` say on a server without sessions
 #: (tmux 3.3a resolves a current target even with -a): nothing to list.
@@ -189,20 +211,64 @@ class ReadOperations(UsesRunner):
         record = ["display-message", "-p", "-t", pane_id, fmt.template]
         commands = [record, state_command(pane_id), capture_command(pane_id, start, end, False)]
         out = self._run(server, commands, what)
-        # The record ends at its last delimiter (printed raw, or escaped by 3.5a).
-        marker = fmt.delimiter.encode()
-        if marker not in out:
-            marker = formats.escape(fmt.delimiter).encode()
-        cut = -1
-        for _ in fmt.fields:
-            cut = out.find(marker, cut + 1)
-            if cut < 0:
-                raise TmuxFailure(f"cannot {what}: the pane record is incomplete")
-        cut += len(marker) + 1
-        pane = first(what, lambda: formats.parse_panes(out[:cut], fmt))
+        pane, rest = _split_record(what, out, fmt)
         if pane.pane_id != pane_id:
             raise NotFound(f"cannot {what}: pane {pane_id} does not exist")
-        return pane, parse_snapshot(what, pane_id, out[cut:], start, end, False)
+        return pane, parse_snapshot(what, pane_id, rest, start, end, False)
+
+    def scan_panes(
+        self,
+        server: ServerRef,
+        *,
+        start: RowBound = None,
+        end: RowBound = None,
+        join_wrapped: bool = False,
+    ) -> list[tuple[PaneInfo, PaneSnapshot]]:
+        """Every pane with its record and snapshot, as ``list_panes`` lists them: ONE list.
+
+        ``run-shell -C`` (tmux 3.2+) runs, as tmux commands, the expansion of a
+        ``#{S:#{W:#{P:…}}}`` loop: per pane a record, a state line, a capture
+        and a token line. Only ids are expanded into that text; the record and
+        state formats go through ``#{l:…}`` untouched, so pane titles, paths
+        or names can never become command text. The record's target names
+        session, window and pane, so a window linked into several sessions is
+        described from each, as ``list-panes -a`` does. A tmux that cannot run
+        it (or prints what does not parse) is asked the two-step way.
+        """
+        what = "read every pane"
+        fmt = RecordFormat(formats.PANE_FIELDS)
+        token = "gridmux-" + secrets.token_hex(12)
+        where = "#{session_id}:#{window_id}.#{pane_id}"
+        per_pane = [
+            f"display-message -p -t {where} {_literal(fmt.template)}",
+            f"display-message -p -t #{{pane_id}} {_literal(STATE_FORMAT)}",
+            command_text(capture_command("#{pane_id}", start, end, join_wrapped)),
+            f"display-message -p {token}",
+        ]
+        loop = "#{S:#{W:#{P:" + " ; ".join(per_pane) + " ; }}}"
+        try:
+            out = self._run(server, [["run-shell", "-C", loop]], what)
+            parts = out.split(token.encode() + b"\n")
+            if parts[-1] or any(part and not part.endswith(b"\n") for part in parts[:-1]):
+                raise TmuxFailure(f"cannot {what}: tmux printed an incomplete pane")
+            found: list[tuple[PaneInfo, PaneSnapshot]] = []
+            for part in parts[:-1]:
+                pane, rest = _split_record(what, part, fmt)
+                snap = parse_snapshot(what, pane.pane_id, rest, start, end, join_wrapped)
+                found.append((pane, snap))
+            return found
+        except ServerNotRunning:
+            return []
+        except TmuxFailure:
+            panes = self.list_panes(server)
+            snaps = self.snapshots(
+                server,
+                list(dict.fromkeys(p.pane_id for p in panes)),
+                start=start,
+                end=end,
+                join_wrapped=join_wrapped,
+            )
+            return [(pane, snaps[pane.pane_id]) for pane in panes if pane.pane_id in snaps]
 
     def snapshots(
         self,

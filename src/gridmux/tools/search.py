@@ -15,7 +15,7 @@ from typing import Annotated
 from fastmcp import FastMCP
 from pydantic import Field
 
-from gridmux.backend import PaneInfo, ServerRef
+from gridmux.backend import PaneInfo, PaneSnapshot, ServerRef
 from gridmux.errors import InvalidArgument
 
 from ._context import ToolContext, tool_error
@@ -46,17 +46,24 @@ def _pane_number(pane: PaneInfo) -> int:
 
 
 def _panes_in_scope(
-    ctx: ToolContext, server: ServerRef, session_name: str | None, session_id: str | None
-) -> list[PaneInfo]:
-    panes = ctx.backend.list_panes(server)
+    ctx: ToolContext,
+    server: ServerRef,
+    session_name: str | None,
+    session_id: str | None,
+    scanned: list[tuple[PaneInfo, PaneSnapshot]],
+) -> list[tuple[PaneInfo, PaneSnapshot]]:
     if session_name is not None or session_id is not None:
         wanted = session_in_listing(
-            ctx.backend, server, panes, session_name=session_name, session_id=session_id
+            ctx.backend,
+            server,
+            [pane for pane, _ in scanned],
+            session_name=session_name,
+            session_id=session_id,
         )
-        panes = [p for p in panes if p.session_id == wanted]
+        scanned = [(p, snap) for p, snap in scanned if p.session_id == wanted]
     # A window linked into several sessions lists its panes once per session.
-    unique = {pane.pane_id: pane for pane in panes}
-    return sorted(unique.values(), key=_pane_number)
+    unique = {pane.pane_id: (pane, snap) for pane, snap in scanned}
+    return sorted(unique.values(), key=lambda found: _pane_number(found[0]))
 
 
 def _match(pane: PaneInfo, lines: list[str], cap: int, is_caller: bool | None) -> PaneContentMatch:
@@ -144,19 +151,11 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def scan() -> list[tuple[PaneInfo, list[str]]]:
             found: list[tuple[PaneInfo, list[str]]] = []
-            panes = _panes_in_scope(ctx, server, session_name, session_id)
-            # One command list reads them all; panes closed since listed are left out.
-            snaps = ctx.backend.snapshots(
-                server,
-                [pane.pane_id for pane in panes],
-                start=content_start,
-                end=content_end,
-                join_wrapped=True,
+            # One command list lists and reads every pane; the scope is chosen here.
+            scanned = ctx.backend.scan_panes(
+                server, start=content_start, end=content_end, join_wrapped=True
             )
-            for pane in panes:
-                snap = snaps.get(pane.pane_id)
-                if snap is None:
-                    continue
+            for pane, snap in _panes_in_scope(ctx, server, session_name, session_id, scanned):
                 lines = [line for line in snap.rows if compiled.search(line)]
                 if lines:
                     found.append((pane, lines))
