@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -217,7 +218,8 @@ def wait_dead(tmux: RawTmux) -> WaitDead:
     return wait
 
 
-def _prompt_shown(snap: PaneSnapshot) -> bool:
+def prompt_shown(snap: PaneSnapshot) -> bool:
+    """The ``pane`` fixture's prompt is drawn and the cursor waits after it."""
     state = snap.state
     return snap.rows[state.cursor_y] == PROMPT.rstrip() and state.cursor_x == len(PROMPT)
 
@@ -235,7 +237,7 @@ def pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
     )
     assert session.active_pane_id is not None
     pane_id = session.active_pane_id
-    wait_until(lambda: _prompt_shown(backend.snapshot(tmux_server, pane_id)), what="the prompt")
+    wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane_id)), what="the prompt")
     return pane_id
 
 
@@ -272,3 +274,17 @@ async def client(backend: LibtmuxBackend, tmux_server: ServerRef) -> AsyncIterat
     settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
     async with Client(create_server(backend, settings)) as c:
         yield c
+
+
+def counting_tmux(tmp: Path, real: str) -> tuple[str, Path]:
+    """A ``tmux`` in ``tmp`` that logs each start (one line) and runs ``real``."""
+    log = tmp / "spawns.log"
+    wrapper = tmp / "tmux"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    return str(wrapper), log
+
+
+def spawns(log: Path) -> int:
+    """How many tmux processes the ``counting_tmux`` wrapper has started."""
+    return len(log.read_bytes().splitlines()) if log.exists() else 0

@@ -7,7 +7,6 @@ Each test builds its own backends (control mode on and off) regardless of
 from __future__ import annotations
 
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +20,7 @@ from gridmux.backend import ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
 from gridmux.errors import NotFound
 
-from .conftest import RawTmux, WaitUntil, WriteToPane
+from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
 
 pytestmark = pytest.mark.tmux
 
@@ -67,27 +66,15 @@ def test_commands_go_over_one_persistent_client(
     assert f"{pid} 1" in clients
 
 
-def _counting_tmux(tmp: Path, real: str) -> tuple[str, Path]:
-    log = tmp / "spawns.log"
-    wrapper = tmp / "tmux"
-    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    return str(wrapper), log
-
-
-def _spawns(log: Path) -> int:
-    return len(log.read_bytes().splitlines()) if log.exists() else 0
-
-
 def test_no_tmux_process_per_call_over_control_mode(
     tmux_bin: str, tmux_server: ServerRef, session: str, isolated_env: Path
 ) -> None:
-    wrapper, log = _counting_tmux(isolated_env, tmux_bin)
+    wrapper, log = counting_tmux(isolated_env, tmux_bin)
     control = LibtmuxBackend(wrapper, control_mode=True)
     plain = LibtmuxBackend(wrapper, control_mode=False)
     try:
         control.list_sessions(tmux_server)  # attaches: the one spawn
-        before = _spawns(log)
+        before = spawns(log)
         for _ in range(10):
             control.list_panes(tmux_server)
             control.scan_panes(tmux_server, start=-5, join_wrapped=True)
@@ -95,12 +82,12 @@ def test_no_tmux_process_per_call_over_control_mode(
             control.send_keys(tmux_server, session, "", literal=True)
             assert control.wait_for(tmux_server, "never-signalled", 0.01) is False
         # the first wait attaches the waiting client: one spawn, kept after
-        assert _spawns(log) - before == 1, log.read_bytes()
-        before = _spawns(log)
+        assert spawns(log) - before == 1, log.read_bytes()
+        before = spawns(log)
         for _ in range(5):
             plain.snapshot(tmux_server, session)
             plain.scan_panes(tmux_server, join_wrapped=True)  # listing and reads: one list
-        assert _spawns(log) - before == 10
+        assert spawns(log) - before == 10
     finally:
         control.close()
 

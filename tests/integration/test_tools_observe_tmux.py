@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from fastmcp import Client
 
+from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._libtmux import LibtmuxBackend
 from tests.mcp_calls import call, call_error
 
-from .conftest import RawTmux, WaitUntil
+from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
 
 pytestmark = pytest.mark.tmux
 
@@ -118,6 +120,36 @@ async def test_run_command_timeout_leaves_the_pane_usable(
     assert tmux("show-options", "-p", "-t", pane) == ""  # no status option left behind
     again = await call(client, "run_command", command="echo again", pane_id=pane)
     assert (again["exit_status"], again["output"]) == (0, ["again"])
+
+
+async def test_run_command_is_one_tmux_process_without_control_mode(
+    tmux_bin: str,
+    tmux_server: ServerRef,
+    isolated_env: Path,
+    backend: LibtmuxBackend,
+    wait_until: WaitUntil,
+    pane: str,
+) -> None:
+    """Reads, typing, the wait and the reads after it: one command list, one
+    process (wrapped output included); a timeout adds the one that ends the wait."""
+    wrapper, log = counting_tmux(isolated_env, tmux_bin)
+    plain = LibtmuxBackend(wrapper, control_mode=False)
+    settings = Settings(socket_path=tmux_server.socket_path)
+    async with Client(create_server(plain, settings)) as client:
+        commands = ["echo one", "printf 'x%.0s' $(seq 150); echo", "false", "seq 1 300"]
+        for command in commands:
+            # (the previous prompt is drawn: no wait for it, which costs reads)
+            wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
+            before = spawns(log)
+            out = await call(client, "run_command", command=command, pane_id=pane)
+            assert spawns(log) - before == 1, (command, log.read_bytes()[-400:])
+            assert out["timed_out"] is False
+        assert out["output"] == [str(i) for i in range(1, 301)]
+        wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
+        before = spawns(log)
+        slow = await call(client, "run_command", command="sleep 1", pane_id=pane, timeout=0.2)
+        assert slow["timed_out"] is True
+        assert spawns(log) - before == 2
 
 
 async def test_run_command_bad_input_types_nothing(

@@ -16,13 +16,16 @@ the same facts in one call.
 
 from __future__ import annotations
 
+import threading
+
 from gridmux.errors import InvalidArgument, PaneDead
 
+from . import _typed_run as typed_run
 from ._arguments import check_env_name, check_id, check_name, scope_args
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import Command, TmuxRunner, command_quote, decode, format_literal, pane_condition
-from ._types import OptionScope, ServerRef
+from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
 _DEAD_MARK = "gridmux:pane-dead"
@@ -64,6 +67,31 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
     @property
     def command_timeout(self) -> float:
         return self._runner.command_timeout
+
+    def typed_runs_in_one_list(self) -> bool:
+        return not self.control_mode
+
+    def type_and_wait(
+        self,
+        server: ServerRef,
+        pane_id: str,
+        line: LineToType,
+        *,
+        window_start: int,
+        settled_from: PaneState | None,
+        timeout: float,
+        stop: threading.Event,
+    ) -> TypedRun:
+        return typed_run.type_and_wait(
+            self._runner,
+            server,
+            check_id("pane", pane_id),
+            line,
+            window_start=window_start,
+            settled_from=settled_from,
+            timeout=timeout,
+            stop=stop,
+        )
 
     # -- input and content -----------------------------------------------------
     def send_keys(

@@ -54,7 +54,7 @@ def _literal(text: str) -> str:
     return "#{l:" + quote_word(text) + "}"
 
 
-def _split_record(what: str, out: bytes, fmt: RecordFormat) -> tuple[PaneInfo, bytes]:
+def split_record(what: str, out: bytes, fmt: RecordFormat) -> tuple[PaneInfo, bytes]:
     """A pane's record at the start of ``out``, and what follows it."""
     # The record ends at its last delimiter (printed raw, or escaped by 3.5a).
     marker = fmt.delimiter.encode()
@@ -211,7 +211,7 @@ class ReadOperations(UsesRunner):
         record = ["display-message", "-p", "-t", pane_id, fmt.template]
         commands = [record, state_command(pane_id), capture_command(pane_id, start, end, False)]
         out = self._run(server, commands, what)
-        pane, rest = _split_record(what, out, fmt)
+        pane, rest = split_record(what, out, fmt)
         if pane.pane_id != pane_id:
             raise NotFound(f"cannot {what}: pane {pane_id} does not exist")
         return pane, parse_snapshot(what, pane_id, rest, start, end, False)
@@ -253,7 +253,7 @@ class ReadOperations(UsesRunner):
                 raise TmuxFailure(f"cannot {what}: tmux printed an incomplete pane")
             found: list[tuple[PaneInfo, PaneSnapshot]] = []
             for part in parts[:-1]:
-                pane, rest = _split_record(what, part, fmt)
+                pane, rest = split_record(what, part, fmt)
                 snap = parse_snapshot(what, pane.pane_id, rest, start, end, join_wrapped)
                 found.append((pane, snap))
             return found

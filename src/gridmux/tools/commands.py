@@ -45,6 +45,16 @@ run_command, step by step:
    soon that the prompt is not there yet (else its line would be typed
    before the prompt, which would then land on its output's first row).
 
+Without a control-mode client every command list is a tmux process, so
+steps 1-5 then go as ONE list (``TmuxBackend.type_and_wait``): the reads,
+an ``if-shell`` that types only into a pane that takes a line (and whose
+previous prompt is drawn), the wait, the status, every row both as is and
+with wrapped rows joined, and the release. The joined lines of the output
+are picked out of the second read by walking up from the bottom
+(``joined_lines``); when that cannot be told for sure, the output is read
+again as in step 4. A timeout, a cancelled call or a shell that is gone
+ends the wait with one more process (``wait-for -S``).
+
 Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt,
 with ``tmux`` on its PATH and ``$TMUX`` set (tmux sets it). Output the
 shell has written is in the grid by the time tmux handles the signal, since
@@ -56,8 +66,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import secrets
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -66,7 +77,7 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import PaneInfo, PaneSnapshot, PaneState, ServerRef
+from gridmux.backend import LineToType, PaneInfo, PaneSnapshot, PaneState, ServerRef, TypedRun
 from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, advance, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
@@ -135,6 +146,67 @@ def echo_end(rows: Sequence[str], needle: str) -> int | None:
     return None
 
 
+def output_rows(
+    snap: PaneSnapshot, cursor: Cursor, line: TypedLine
+) -> tuple[list[str], bool, int, int]:
+    """Rows after the echoed line up to the cursor, whether the head is gone,
+    and their absolute first and last index (every retained row in ``snap``)."""
+    reading = advance(cursor, snap)
+    state, top, rows = snap.state, snap.top, snap.rows
+    anchor = state.history_size + state.cursor_y
+    end = anchor if rows[anchor - top] else anchor - 1
+    start = top
+    if not reading.lines_missed:
+        end = anchor if reading.cursor.shown else anchor - 1
+        start = end - len(reading.lines) + 1
+    echoed = echo_end(rows[start - top : end - top + 1], line.needle)
+    if echoed is None and start > top:
+        # The typed line belongs in an exact delta (output that replayed the
+        # rows above the prompt can fake one): the token alone pins it
+        # among every retained row.
+        start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
+    if echoed is not None:
+        start += echoed + 1
+    # Else the echoed line is no longer retained (trimmed or cleared):
+    # every row tmux still holds came after it.
+    return list(rows[start - top : end - top + 1]), echoed is None, start, end
+
+
+def joined_lines(
+    snap: PaneSnapshot, joined: Sequence[str], start: int, end: int
+) -> list[str] | None:
+    """Rows ``start..end`` of ``snap`` as lines of ``joined`` (the same rows read
+    at the same instant with wrapped rows joined), or None when that cannot be
+    told for sure.
+
+    Rows below ``end`` are never joined to it (the echo ended with a newline,
+    the cursor row ends its line, rows below it are empty), so the last line
+    is found by counting from the bottom. Walking up, each joined line takes
+    the fewest rows whose text, whitespace removed, is its text; the walk
+    must land exactly on ``start``.
+    """
+    top, rows = snap.top, snap.rows
+    last = len(joined) - 1 - (top + len(rows) - 1 - end)
+    taken: list[str] = []
+    row = end
+    index = last
+    while row >= start:
+        if index < 0:
+            return None
+        text = squash(joined[index])
+        size = 1
+        covered = squash(rows[row - top])
+        while covered != text:
+            size += 1
+            if row - size + 1 < start or not text.endswith(covered):
+                return None
+            covered = squash(rows[row - size + 1 - top]) + covered
+        taken.append(joined[index])
+        row -= size
+        index -= 1
+    return taken[::-1]
+
+
 @dataclass(frozen=True, slots=True)
 class _Output:
     lines: list[str]
@@ -161,13 +233,44 @@ class _Released:
         return moved or state.dead or time.monotonic() >= self.deadline
 
 
-def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
-    where = f"pane {pane.pane_id}"
-    if ctx.is_caller(server, pane.pane_id):
+def _check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:
+    if ctx.is_caller(server, pane_id):
         raise InvalidArgument(
-            f"refusing to type into {where}: this MCP server itself runs there",
+            f"refusing to type into pane {pane_id}: this MCP server itself runs there",
             hint="Run the command in another pane (create one with split_window).",
         )
+
+
+def _busy(target: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"pane {target} is already running a command from run_command",
+        hint="Wait for that call to finish, or use another pane.",
+    )
+
+
+def _shell_exited(target: str, state: PaneState) -> PaneDead:
+    return PaneDead(
+        f"the shell in pane {target} exited while running the command"
+        + ("" if state.dead_status is None else f" (status {state.dead_status})"),
+        hint="Read its last output with capture_pane; respawn_pane restarts it.",
+    )
+
+
+def _status(value: str) -> int:
+    return int(value.strip().strip('"'))
+
+
+def _guard(check: Callable[[], None]) -> None:
+    """Run ``check``; a gridmux error becomes the tool error it stands for."""
+    try:
+        check()
+    except GridmuxError as exc:
+        raise tool_error(exc) from exc
+
+
+def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
+    where = f"pane {pane.pane_id}"
+    _check_not_caller(ctx, server, pane.pane_id)
     if pane.dead:
         raise PaneDead(f"the program in {where} has exited; there is no shell to run a command")
     if pane.in_mode:
@@ -186,36 +289,34 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
     busy: set[tuple[ServerRef, str]] = set()
     released: dict[tuple[ServerRef, str], _Released] = {}
 
-    def collect(server: ServerRef, pane_id: str, cursor: Cursor, line: TypedLine) -> _Output:
-        """The command's output so far: rows after its echoed line (see module doc)."""
-        snap = ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
-        reading = advance(cursor, snap)
-        state, top, rows = snap.state, snap.top, snap.rows
-        anchor = state.history_size + state.cursor_y
-        end = anchor if rows[anchor - top] else anchor - 1
-        start = top
-        if not reading.lines_missed:
-            end = anchor if reading.cursor.shown else anchor - 1
-            start = end - len(reading.lines) + 1
-        echoed = echo_end(rows[start - top : end - top + 1], line.needle)
-        if echoed is None and start > top:
-            # The typed line belongs in an exact delta (output that replayed the
-            # rows above the prompt can fake one): the token alone pins it
-            # among every retained row.
-            start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
-        if echoed is not None:
-            start += echoed + 1
-        # Else the echoed line is no longer retained (trimmed or cleared):
-        # every row tmux still holds came after it.
-        missed = echoed is None
-        lines = list(rows[start - top : end - top + 1])
+    def collect(
+        server: ServerRef,
+        pane_id: str,
+        cursor: Cursor,
+        line: TypedLine,
+        held: PaneSnapshot | None = None,
+        joined: Sequence[str] | None = None,
+    ) -> _Output:
+        """The command's output so far: rows after its echoed line (see module doc).
+
+        ``held`` is every retained row as read while the shell was held, and
+        ``joined`` the same rows with wrapped rows joined (the one-list path);
+        without them both are read here.
+        """
+        snap = held or ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
+        lines, missed, start, end = output_rows(snap, cursor, line)
+        state = snap.state
+        if joined is not None:
+            found = joined_lines(snap, joined, start, end)
+            if found is not None:
+                return _Output(found, lines_missed=missed, held=state)
         first_row, last_row = start - state.history_size, end - state.history_size
         if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
-            joined = ctx.backend.snapshot(
+            again = ctx.backend.snapshot(
                 server, pane_id, start=first_row, end=last_row, join_wrapped=True
             )
-            if joined.state == state:  # nothing moved between the two reads
-                lines = list(joined.rows)
+            if again.state == state:  # nothing moved between the two reads
+                lines = list(again.rows)
         return _Output(lines, lines_missed=missed, held=state)
 
     @tool(mcp, tier=Tier.MUTATING, title="Run Command", annotations=TYPES_INPUT)
@@ -276,14 +377,10 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             snap = read_pane(target)
             key = (server, target)
             if key in busy:
-                raise InvalidArgument(
-                    f"pane {target} is already running a command from run_command",
-                    hint="Wait for that call to finish, or use another pane.",
-                )
+                raise _busy(target)
             previous = released.pop(key, None)
             if previous is not None and not previous.settled(snap.state):
-                while not previous.settled(ctx.backend.pane_state(server, target)):
-                    time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
+                await_prompt(server, target, previous)
                 snap = read_pane(target)
             return target, first(snap).cursor
 
@@ -298,6 +395,13 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             _check_typeable(ctx, server, pane)
             return snap
 
+        if ctx.backend.typed_runs_in_one_list():
+            where = (pane_id, session_name, session_id, window_id)
+            target = await ctx.call(lambda: ctx.pane_target(server, *where))
+            line = typed_line(command, target, token, suppress_history=suppress_history)
+            return await _run_in_one_list(
+                server, target, line, started, timeout, max_lines, context
+            )
         target, cursor = await ctx.call(guarded(begin))
         line = typed_line(command, target, token, suppress_history=suppress_history)
         key = (server, target)
@@ -331,6 +435,120 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
             if output is not None:
                 released[(server, target)] = _Released(output.held, time.monotonic() + _SETTLE)
+        assert output is not None  # else the read raised
+        return _result(target, status, output, started, timeout, max_lines)
+
+    def await_prompt(server: ServerRef, target: str, previous: _Released) -> None:
+        """Until the previous command's prompt is drawn (or its time is up)."""
+        while not previous.settled(ctx.backend.pane_state(server, target)):
+            time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
+
+    async def _run_in_one_list(
+        server: ServerRef,
+        target: str,
+        line: TypedLine,
+        started: float,
+        timeout: float,
+        max_lines: int | None,
+        context: Context,
+    ) -> RunCommandResult:
+        """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
+        the reads before typing, the typing, the wait and the reads after it,
+        for a backend that starts a tmux process per list."""
+        _guard(lambda: _check_not_caller(ctx, server, target))
+        key = (server, target)
+        if key in busy:
+            raise tool_error(_busy(target))
+        previous = released.pop(key, None)
+        settled_from = None
+        if previous is not None and time.monotonic() < previous.deadline:
+            settled_from = previous.held
+        shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
+        progress = Progress(context, started, timeout, f"running a command in pane {target}")
+        busy.add(key)
+        try:
+            await progress.report(force=True)
+            run = await _type_and_wait(server, target, shell, settled_from, timeout, progress)
+            if not run.typed:
+                _guard(lambda: _check_typeable(ctx, server, run.pane))
+                # It takes a line, so the previous prompt was not drawn yet.
+                if previous is not None:
+                    await ctx.call(lambda: await_prompt(server, target, previous))
+                run = await _type_and_wait(server, target, shell, None, timeout, progress)
+                _guard(lambda: _check_typeable(ctx, server, run.pane))
+            if run.after is None or not run.typed:
+                raise tool_error(
+                    InvalidArgument(f"pane {target} did not take the command line; nothing ran")
+                )
+            after, joined = run.after, run.joined
+            status = None if run.status is None else _status(run.status)
+            if status is None and after.state.dead:
+                raise tool_error(_shell_exited(target, after.state))
+            cursor = first(run.before).cursor
+            output = await ctx.call(
+                guarded(lambda: collect(server, target, cursor, line, held=after, joined=joined))
+            )
+            released[key] = _Released(output.held, time.monotonic() + _SETTLE)
+            return _result(target, status, output, started, timeout, max_lines)
+        finally:
+            busy.discard(key)
+
+    async def _type_and_wait(
+        server: ServerRef,
+        target: str,
+        shell: LineToType,
+        settled_from: PaneState | None,
+        timeout: float,
+        progress: Progress,
+    ) -> TypedRun:
+        """``type_and_wait`` in a worker thread, with progress; a cancelled call
+        ends the wait (``stop``) and then ends."""
+        stop = threading.Event()
+
+        def run() -> TypedRun:
+            try:
+                return ctx.backend.type_and_wait(
+                    server,
+                    target,
+                    shell,
+                    window_start=-(WINDOW + 1),
+                    settled_from=settled_from,
+                    timeout=timeout,
+                    stop=stop,
+                )
+            except NotFound as exc:
+                raise NotFound(f"no pane {target} on this tmux server") from exc
+
+        async def report() -> None:
+            try:
+                while True:
+                    await anyio.sleep(_SLICE)
+                    await progress.report()
+            finally:
+                stop.set()
+
+        typed: list[TypedRun] = []
+        failed: list[Exception] = []
+        async with anyio.create_task_group() as group:
+            group.start_soon(report)
+            try:
+                typed.append(await ctx.call(guarded(run)))
+            except Exception as exc:  # raised below: out of the group, not in a group
+                failed.append(exc)
+            finally:
+                group.cancel_scope.cancel()
+        if failed:
+            raise failed[0]
+        return typed[0]
+
+    def _result(
+        target: str,
+        status: int | None,
+        output: _Output,
+        started: float,
+        timeout: float,
+        max_lines: int | None,
+    ) -> RunCommandResult:
         limited = limit_tail(tuple(output.lines), max_lines, None)
         return RunCommandResult(
             pane_id=target,
@@ -360,14 +578,10 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 line.status_option
             )
             if value is not None:
-                return int(value.strip().strip('"'))
+                return _status(value)
             state = ctx.backend.pane_state(server, target)
             if state.dead:
-                raise PaneDead(
-                    f"the shell in pane {target} exited while running the command"
-                    + ("" if state.dead_status is None else f" (status {state.dead_status})"),
-                    hint="Read its last output with capture_pane; respawn_pane restarts it.",
-                )
+                raise _shell_exited(target, state)
             return None
 
         await progress.report(force=True)

@@ -1,0 +1,248 @@
+"""``type_and_wait`` as ONE tmux command list, for the subprocess path.
+
+Step by step, run_command costs a tmux process for each read, the typing,
+each wait and the release. Without a control-mode client that is eight
+processes a call; this is one. The list is::
+
+    display -p <pid of the pane> ; display -p T1 ;
+    display -p <record> ; display -p <state> ; capture-pane -S <window> ; display -p T2 ;
+    if-shell -F -t %N <alive, no mode, no alternate screen, moved on> {
+        send-keys -l <line> ; send-keys Enter ; wait-for <done> ; display -p T3 ;
+        show-options -v <status> ; display -p T4 ;
+        display -p <state> ; capture-pane -S - ; display -p T5 ;
+        capture-pane -J -S - ; display -p T6 ; wait-for -S <ack>
+    } { display -p NOT-TYPED }
+
+tmux runs a client's list back to back, so the reads before typing are one
+instant, and so are the reads after ``done`` (the shell is held until
+``ack``). The ``T`` lines are random tokens that split the output. While the
+client blocks in ``wait-for``, this process watches it: at the timeout, when
+``stop`` is set, or when the pane's process no longer exists (checked with
+``kill(pid, 0)`` when that pid is visible here at all), it signals ``done``
+itself, a second process, and the list runs on with no status to read.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import subprocess
+import threading
+import time
+
+from gridmux.errors import TmuxFailure, TmuxTimeout, TmuxUnavailable
+
+from . import _formats as formats
+from ._control_syntax import command_text
+from ._formats import STATE_FORMAT, RecordFormat
+from ._reads import split_record
+from ._runner import Command, TmuxRunner, decode, describe_server, translate_failure
+from ._snapshot import capture_command, parse_snapshot
+from ._types import LineToType, PaneState, ServerRef, TypedRun
+
+#: How often the waiting process is looked at (timeout, stop, the pane's pid).
+_TICK = 0.1
+
+
+def typeable_condition(pane_id: str, settled_from: PaneState | None) -> str:
+    """An ``if-shell -F -t pane_id`` condition: the pane takes a typed line now.
+
+    It names the pane (if-shell expands a missing target's condition for
+    another pane), and with ``settled_from`` also requires that the cursor
+    moved on from there: the previous command's prompt has been drawn.
+    """
+    parts = [
+        f"#{{==:#{{pane_id}},{pane_id}}}",
+        "#{==:#{pane_dead},0}",
+        "#{==:#{pane_in_mode},0}",
+        "#{==:#{alternate_on},0}",
+    ]
+    if settled_from is not None:
+        held = settled_from
+        parts.append(
+            f"#{{||:#{{!=:#{{cursor_x}},{held.cursor_x}}},"
+            f"#{{||:#{{!=:#{{cursor_y}},{held.cursor_y}}},"
+            f"#{{!=:#{{history_size}},{held.history_size}}}}}}}"
+        )
+    condition = parts[-1]
+    for part in reversed(parts[:-1]):  # && takes two operands before tmux 3.4
+        condition = f"#{{&&:{part},{condition}}}"
+    return condition
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Tokens:
+    def __init__(self) -> None:
+        base = secrets.token_hex(10)
+        self.pid, self.before, self.waited, self.status, self.after, self.joined = (
+            f"gridmux-{base}-{i}" for i in range(6)
+        )
+        self.not_typed = f"gridmux-{base}-n"
+
+    @staticmethod
+    def mark(token: str) -> Command:
+        return ["display-message", "-p", token]
+
+
+def commands_for(
+    pane_id: str,
+    line: LineToType,
+    window_start: int,
+    settled_from: PaneState | None,
+    fmt: RecordFormat,
+    tokens: _Tokens,
+) -> list[Command]:
+    mark = tokens.mark
+    typed: list[Command] = [
+        ["send-keys", "-l", "-t", pane_id, line.text],
+        ["send-keys", "-t", pane_id, "Enter"],
+        ["wait-for", line.done],
+        mark(tokens.waited),
+        ["show-options", "-p", "-q", "-v", "-t", pane_id, line.status_option],
+        mark(tokens.status),
+        ["display-message", "-p", "-t", pane_id, STATE_FORMAT],
+        capture_command(pane_id, "-", None, False),
+        mark(tokens.after),
+        capture_command(pane_id, "-", None, True),
+        mark(tokens.joined),
+        ["wait-for", "-S", line.ack],
+    ]
+    return [
+        ["display-message", "-p", "-t", pane_id, "#{pane_pid}"],
+        mark(tokens.pid),
+        ["display-message", "-p", "-t", pane_id, fmt.template],
+        ["display-message", "-p", "-t", pane_id, STATE_FORMAT],
+        capture_command(pane_id, window_start, None, False),
+        mark(tokens.before),
+        [
+            "if-shell",
+            "-F",
+            "-t",
+            pane_id,
+            typeable_condition(pane_id, settled_from),
+            " ; ".join(command_text(command) for command in typed),
+            command_text(mark(tokens.not_typed)),
+        ],
+    ]
+
+
+def type_and_wait(
+    runner: TmuxRunner,
+    server: ServerRef,
+    pane_id: str,
+    line: LineToType,
+    *,
+    window_start: int,
+    settled_from: PaneState | None,
+    timeout: float,
+    stop: threading.Event,
+) -> TypedRun:
+    what = f"run a command in pane {pane_id}"
+    fmt = RecordFormat(formats.PANE_FIELDS)
+    tokens = _Tokens()
+    argv = runner.argv(server, commands_for(pane_id, line, window_start, settled_from, fmt, tokens))
+    out = _watch(runner, server, argv, line, tokens, timeout, stop, what)
+    sections = _sections(out, tokens, what)
+    pane, rest = split_record(what, sections["before"], fmt)
+    before = parse_snapshot(what, pane_id, rest, window_start, None, False)
+    if "waited" not in sections:
+        return TypedRun(pane=pane, before=before, typed=False)
+    status = decode(sections["status"]).strip() or None
+    after = parse_snapshot(what, pane_id, sections["after"], "-", None, False)
+    state_line = sections["after"].partition(b"\n")[0] + b"\n"
+    joined = parse_snapshot(what, pane_id, state_line + sections["joined"], "-", None, True)
+    return TypedRun(
+        pane=pane, before=before, typed=True, status=status, after=after, joined=joined.rows
+    )
+
+
+def _watch(
+    runner: TmuxRunner,
+    server: ServerRef,
+    argv: list[str],
+    line: LineToType,
+    tokens: _Tokens,
+    timeout: float,
+    stop: threading.Event,
+    what: str,
+) -> bytes:
+    """Run ``argv``, release its wait when it must end; its stdout."""
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    except OSError as exc:
+        raise TmuxUnavailable(f"cannot {what}: {argv[0]!r} failed to start ({exc})") from exc
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    out = bytearray()
+    poller = select.poll()
+    poller.register(proc.stdout.fileno(), select.POLLIN)
+    deadline = time.monotonic() + timeout
+    pid: int | None = None
+    watch_pid = False
+    released = False
+    give_up: float | None = None
+    pid_mark = tokens.pid.encode() + b"\n"
+    before_mark = tokens.before.encode() + b"\n"
+    try:
+        while True:
+            if poller.poll(int(_TICK * 1000)):
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                out += chunk
+            if pid is None and pid_mark in out:
+                text = bytes(out[: out.index(pid_mark)]).strip()
+                pid = int(text) if text.isdigit() else 0
+                watch_pid = pid > 0 and _alive(pid)
+            now = time.monotonic()
+            waiting = before_mark in out and tokens.waited.encode() not in out
+            if waiting and not released:
+                gone = watch_pid and pid is not None and not _alive(pid)
+                if now >= deadline or stop.is_set() or gone:
+                    runner.run(server, [["wait-for", "-S", line.done]], what=f"release {what}")
+                    released = True
+                    give_up = now + runner.command_timeout
+            if give_up is not None and now >= give_up:
+                raise TmuxTimeout(
+                    f"tmux did not finish the reads within {runner.command_timeout:g}s "
+                    f"while trying to {what} on {describe_server(server)}"
+                )
+        stderr = proc.stderr.read()
+        returncode = proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    if returncode != 0:
+        message = stderr.decode("utf-8", errors="replace").strip()
+        raise translate_failure(server, what, returncode, message)
+    return bytes(out)
+
+
+def _sections(out: bytes, tokens: _Tokens, what: str) -> dict[str, bytes]:
+    """The output between the token lines, by name (those that were printed)."""
+    names = ["pid", "before", "waited", "status", "after", "joined"]
+    found: dict[str, bytes] = {}
+    at = 0
+    for name in names:
+        token = getattr(tokens, name).encode() + b"\n"
+        end = out.find(token, at)
+        if end < 0 or (end > 0 and out[end - 1] != 10):
+            if name == "waited" and out[at:] == tokens.not_typed.encode() + b"\n":
+                return found
+            raise TmuxFailure(f"cannot {what}: tmux stopped before its {name} read")
+        found[name] = out[at:end]
+        at = end + len(token)
+    return found
