@@ -67,6 +67,10 @@ async def test_run_command_status_and_output(
     assert (failed["exit_status"], failed["output"]) == (1, [])
     seven = await call(client, "run_command", command="echo out; sh -c 'exit 7'", pane_id=pane)
     assert (seven["exit_status"], seven["output"]) == (7, ["out"])
+    # what tmux would expand or split reaches the shell as typed
+    odd = '#{pane_id} ## $HOME ~ ; \\; " x'
+    literal = await call(client, "run_command", command=f"printf '%s\\n' '{odd}'", pane_id=pane)
+    assert literal["output"] == [odd]
 
 
 async def test_run_command_output_longer_than_the_screen_is_exact(

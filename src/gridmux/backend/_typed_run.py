@@ -207,7 +207,11 @@ def _watch(
                 pid = int(text) if text.isdigit() else 0
                 watch_pid = pid > 0 and _alive(pid)
             now = time.monotonic()
-            waiting = before_mark in out and tokens.waited.encode() not in out
+            waiting = (
+                before_mark in out
+                and tokens.waited.encode() not in out
+                and tokens.not_typed.encode() not in out
+            )
             if waiting and not released:
                 gone = watch_pid and pid is not None and not _alive(pid)
                 if now >= deadline or stop.is_set() or gone:
