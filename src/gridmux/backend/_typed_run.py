@@ -24,6 +24,7 @@ itself, a second process, and the list runs on with no status to read.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import select
@@ -31,7 +32,7 @@ import subprocess
 import threading
 import time
 
-from gridmux.errors import TmuxFailure, TmuxTimeout, TmuxUnavailable
+from gridmux.errors import GridmuxError, TmuxFailure, TmuxTimeout, TmuxUnavailable
 
 from . import _formats as formats
 from ._control_syntax import command_text
@@ -229,6 +230,10 @@ def _watch(
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+            if before_mark in out and tokens.not_typed.encode() not in out:
+                # The list may have typed the line; never leave its shell held.
+                with contextlib.suppress(GridmuxError):
+                    runner.run(server, [["wait-for", "-S", line.ack]], what=f"release {what}")
     if returncode != 0:
         message = stderr.decode("utf-8", errors="replace").strip()
         raise translate_failure(server, what, returncode, message)
