@@ -286,12 +286,14 @@ def test_display_message_bad_targets(
 
 
 def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
 ) -> None:
     first = backend.new_session(tmux_server, command="printf 'one\\n'; exec cat")
     assert first.active_pane_id is not None
     second = backend.split_window(tmux_server, first.active_pane_id, command="exec cat")
     ids = [first.active_pane_id, second.pane_id]
+    pane_id = first.active_pane_id  # still between the reads compared below
+    wait_until(lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "one")
     batch = backend.snapshots(tmux_server, ids, start="-", join_wrapped=True)
     assert list(batch) == ids
     for pane_id in ids:
@@ -303,13 +305,21 @@ def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
 
 
 def test_pane_snapshot_is_the_listing_record_and_a_snapshot_in_one_read(
-    backend: LibtmuxBackend, tmux_server: ServerRef
+    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: WaitUntil
 ) -> None:
     title = "t\x1f #{x} \\ é"  # a title holding what formats and the record use
     made = backend.new_session(tmux_server, command="printf 'hello'; exec cat")
     pane_id = made.active_pane_id
     assert pane_id is not None
     backend.set_pane_title(tmux_server, pane_id, title)
+    # the pane must be still between the reads compared below: cat, after hello
+    wait_until(
+        lambda: (
+            backend.list_panes(tmux_server)[0].current_command == "cat"
+            and backend.snapshot(tmux_server, pane_id).rows[0] == "hello"
+        ),
+        what="cat waiting after hello",
+    )
     info, snap = backend.pane_snapshot(tmux_server, pane_id, start="-")
     (listed,) = backend.list_panes(tmux_server)
     assert info == listed
@@ -323,7 +333,7 @@ HOSTILE_TITLES = ['x" ; kill-server ; "', "it's #{pane_id} }", "a;b\\c $HOME ~"]
 
 
 def test_scan_panes_equals_the_listing_and_each_snapshot(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
 ) -> None:
     """One command list: every record as list_panes has it, every snapshot as
     snapshot reads it (a linked window once per session, hostile titles inert)."""
@@ -334,6 +344,18 @@ def test_scan_panes_equals_the_listing_and_each_snapshot(
     tmux("link-window", "-s", f"{first.session_id}:0", "-t", f"{other.session_id}:7")
     for pane_id, title in zip([first.active_pane_id, second.pane_id], HOSTILE_TITLES, strict=False):
         tmux("select-pane", "-t", pane_id, "-T", title)
+    # every pane still between the reads compared below: cat, after its output
+    wait_until(
+        lambda: (
+            {p.current_command for p in backend.list_panes(tmux_server)} == {"cat"}
+            and all(
+                backend.snapshot(tmux_server, pane_id).rows[0] == text
+                for pane_id, text in ((first.active_pane_id, "one"), (other.active_pane_id, "two"))
+                if pane_id is not None
+            )
+        ),
+        what="every pane's cat waiting after its output",
+    )
     scanned = backend.scan_panes(tmux_server, start="-", join_wrapped=True)
     listing = backend.list_panes(tmux_server)
     assert [pane for pane, _ in scanned] == listing
