@@ -233,8 +233,12 @@ class ReadOperations(UsesRunner):
         or names can never become command text. The record's target names
         session, window and pane, so a window linked into several sessions is
         described from each, as ``list-panes -a`` does. A tmux that cannot run
-        it (or prints what does not parse) is asked the two-step way.
+        it (or prints what does not parse) is asked the two-step way, and so is
+        a control-mode client: there a list costs no process, and replies of
+        thousands of blocks would only slow the parser down.
         """
+        if self._runner.channels is not None:
+            return self._listed_then_read(server, start, end, join_wrapped)
         what = "read every pane"
         fmt = RecordFormat(formats.PANE_FIELDS)
         token = "gridmux-" + secrets.token_hex(12)
@@ -260,15 +264,21 @@ class ReadOperations(UsesRunner):
         except ServerNotRunning:
             return []
         except TmuxFailure:
-            panes = self.list_panes(server)
-            snaps = self.snapshots(
-                server,
-                list(dict.fromkeys(p.pane_id for p in panes)),
-                start=start,
-                end=end,
-                join_wrapped=join_wrapped,
-            )
-            return [(pane, snaps[pane.pane_id]) for pane in panes if pane.pane_id in snaps]
+            return self._listed_then_read(server, start, end, join_wrapped)
+
+    def _listed_then_read(
+        self, server: ServerRef, start: RowBound, end: RowBound, join_wrapped: bool
+    ) -> list[tuple[PaneInfo, PaneSnapshot]]:
+        """``scan_panes`` as two lists: the listing, then every pane's snapshot."""
+        panes = self.list_panes(server)
+        snaps = self.snapshots(
+            server,
+            list(dict.fromkeys(p.pane_id for p in panes)),
+            start=start,
+            end=end,
+            join_wrapped=join_wrapped,
+        )
+        return [(pane, snaps[pane.pane_id]) for pane in panes if pane.pane_id in snaps]
 
     def snapshots(
         self,
