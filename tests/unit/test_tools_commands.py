@@ -9,7 +9,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxFailure
-from gridmux.tools.commands import echo_end, joined_lines, squash, typed_line
+from gridmux.tools._command_line import echo_end, joined_lines, squash, typed_line
 from tests.mcp_calls import call, call_error
 from tmuxsim import ManualClock, SimBackend
 

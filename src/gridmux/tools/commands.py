@@ -68,8 +68,7 @@ import functools
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import anyio
@@ -78,9 +77,23 @@ from fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from gridmux.backend import LineToType, PaneInfo, PaneSnapshot, PaneState, ServerRef, TypedRun
-from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, advance, first, limit_tail
+from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
+from ._command_line import (
+    Output,
+    Released,
+    TypedLine,
+    busy_error,
+    check_not_caller,
+    check_typeable,
+    checked,
+    joined_lines,
+    output_rows,
+    parse_status,
+    shell_exited,
+    typed_line,
+)
 from ._context import ToolContext, tool_error
 from ._observe_models import (
     RunCommandResult,
@@ -103,191 +116,9 @@ _CAPTURE_BOUND = 32767
 _MAX_OPERATIONS = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class TypedLine:
-    """The line run_command types, and the names it uses."""
-
-    text: str
-    status_option: str
-    done_channel: str
-    ack_channel: str
-    #: The end of the typed line with whitespace removed: finds the echo's last row.
-    needle: str
-
-
-def shell_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
-def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool) -> TypedLine:
-    status, done, ack = f"@gridmux-status-{token}", f"gridmux-{token}", f"gridmux-{token}-ack"
-    suffix = (
-        f'; tmux set-option -p -t {pane_id} {status} "$?"'
-        f" \\; wait-for -S {done} \\; wait-for {ack}"
-        f" \\; set-option -p -u -t {pane_id} {status}"
-    )
-    text = (" " if suppress_history else "") + "eval " + shell_quote(command) + suffix
-    return TypedLine(text, status, done, ack, squash(suffix))
-
-
-def squash(text: str) -> str:
-    return "".join(text.split())
-
-
-def echo_end(rows: Sequence[str], needle: str) -> int | None:
-    """Index of the row where the echoed line ends (its text ends in ``needle``)."""
-    carry = ""
-    keep = len(needle) - 1
-    for index, row in enumerate(rows):
-        text = carry + squash(row)
-        if needle in text:
-            return index
-        carry = text[-keep:] if keep > 0 else ""
-    return None
-
-
-def output_rows(
-    snap: PaneSnapshot, cursor: Cursor, line: TypedLine
-) -> tuple[list[str], bool, int, int]:
-    """Rows after the echoed line up to the cursor, whether the head is gone,
-    and their absolute first and last index (every retained row in ``snap``)."""
-    reading = advance(cursor, snap)
-    state, top, rows = snap.state, snap.top, snap.rows
-    anchor = state.history_size + state.cursor_y
-    end = anchor if rows[anchor - top] else anchor - 1
-    start = top
-    if not reading.lines_missed:
-        end = anchor if reading.cursor.shown else anchor - 1
-        start = end - len(reading.lines) + 1
-    echoed = echo_end(rows[start - top : end - top + 1], line.needle)
-    if echoed is None and start > top:
-        # The typed line belongs in an exact delta (output that replayed the
-        # rows above the prompt can fake one): the token alone pins it
-        # among every retained row.
-        start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
-    if echoed is not None:
-        start += echoed + 1
-    # Else the echoed line is no longer retained (trimmed or cleared):
-    # every row tmux still holds came after it.
-    return list(rows[start - top : end - top + 1]), echoed is None, start, end
-
-
-def joined_lines(
-    snap: PaneSnapshot, joined: Sequence[str], start: int, end: int
-) -> list[str] | None:
-    """Rows ``start..end`` of ``snap`` as lines of ``joined`` (the same rows read
-    at the same instant with wrapped rows joined), or None when that cannot be
-    told for sure.
-
-    Rows below ``end`` are never joined to it (the echo ended with a newline,
-    the cursor row ends its line, rows below it are empty), so the last line
-    is found by counting from the bottom. Walking up, each joined line takes
-    the fewest rows whose text, whitespace removed, is its text; the walk
-    must land exactly on ``start``.
-    """
-    top, rows = snap.top, snap.rows
-    last = len(joined) - 1 - (top + len(rows) - 1 - end)
-    taken: list[str] = []
-    row = end
-    index = last
-    while row >= start:
-        if index < 0:
-            return None
-        text = squash(joined[index])
-        size = 1
-        covered = squash(rows[row - top])
-        while covered != text:
-            size += 1
-            if row - size + 1 < start or not text.endswith(covered):
-                return None
-            covered = squash(rows[row - size + 1 - top]) + covered
-        taken.append(joined[index])
-        row -= size
-        index -= 1
-    return taken[::-1]
-
-
-@dataclass(frozen=True, slots=True)
-class _Output:
-    lines: list[str]
-    lines_missed: bool
-    #: the pane while the shell was still held: its prompt moves the cursor
-    held: PaneState
-
-
-@dataclass(frozen=True, slots=True)
-class _Released:
-    """A shell let go by run_command, which may not have drawn its prompt yet."""
-
-    held: PaneState
-    deadline: float
-
-    def settled(self, state: PaneState) -> bool:
-        """The prompt is (or will never be) there: the cursor moved, or time is up."""
-        held = self.held
-        moved = (state.cursor_x, state.cursor_y, state.history_size) != (
-            held.cursor_x,
-            held.cursor_y,
-            held.history_size,
-        )
-        return moved or state.dead or time.monotonic() >= self.deadline
-
-
-def _check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:
-    if ctx.is_caller(server, pane_id):
-        raise InvalidArgument(
-            f"refusing to type into pane {pane_id}: this MCP server itself runs there",
-            hint="Run the command in another pane (create one with split_window).",
-        )
-
-
-def _busy(target: str) -> InvalidArgument:
-    return InvalidArgument(
-        f"pane {target} is already running a command from run_command",
-        hint="Wait for that call to finish, or use another pane.",
-    )
-
-
-def _shell_exited(target: str, state: PaneState) -> PaneDead:
-    return PaneDead(
-        f"the shell in pane {target} exited while running the command"
-        + ("" if state.dead_status is None else f" (status {state.dead_status})"),
-        hint="Read its last output with capture_pane; respawn_pane restarts it.",
-    )
-
-
-def _status(value: str) -> int:
-    return int(value.strip().strip('"'))
-
-
-def _guard(check: Callable[[], None]) -> None:
-    """Run ``check``; a gridmux error becomes the tool error it stands for."""
-    try:
-        check()
-    except GridmuxError as exc:
-        raise tool_error(exc) from exc
-
-
-def _check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
-    where = f"pane {pane.pane_id}"
-    _check_not_caller(ctx, server, pane.pane_id)
-    if pane.dead:
-        raise PaneDead(f"the program in {where} has exited; there is no shell to run a command")
-    if pane.in_mode:
-        raise InvalidArgument(
-            f"{where} is in {pane.mode or 'a mode'}: typed keys would go to the mode",
-            hint="Leave it with exit_copy_mode, then call run_command again.",
-        )
-    if pane.alternate_on:
-        raise InvalidArgument(
-            f"{where} shows a full-screen program ({pane.current_command}), not a shell prompt",
-            hint="Quit that program first, or drive it with send_keys.",
-        )
-
-
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
     busy: set[tuple[ServerRef, str]] = set()
-    released: dict[tuple[ServerRef, str], _Released] = {}
+    released: dict[tuple[ServerRef, str], Released] = {}
 
     def collect(
         server: ServerRef,
@@ -296,7 +127,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         line: TypedLine,
         held: PaneSnapshot | None = None,
         joined: Sequence[str] | None = None,
-    ) -> _Output:
+    ) -> Output:
         """The command's output so far: rows after its echoed line (see module doc).
 
         ``held`` is every retained row as read while the shell was held, and
@@ -309,7 +140,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         if joined is not None:
             found = joined_lines(snap, joined, start, end)
             if found is not None:
-                return _Output(found, lines_missed=missed, held=state)
+                return Output(found, lines_missed=missed, held=state)
         first_row, last_row = start - state.history_size, end - state.history_size
         if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
             again = ctx.backend.snapshot(
@@ -317,7 +148,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             )
             if again.state == state:  # nothing moved between the two reads
                 lines = list(again.rows)
-        return _Output(lines, lines_missed=missed, held=state)
+        return Output(lines, lines_missed=missed, held=state)
 
     @tool(mcp, tier=Tier.MUTATING, title="Run Command", annotations=TYPES_INPUT)
     async def run_command(
@@ -377,7 +208,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             snap = read_pane(target)
             key = (server, target)
             if key in busy:
-                raise _busy(target)
+                raise busy_error(target)
             previous = released.pop(key, None)
             if previous is not None and not previous.settled(snap.state):
                 await_prompt(server, target, previous)
@@ -392,7 +223,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
             except NotFound as exc:
                 raise NotFound(f"no pane {target} on this tmux server") from exc
-            _check_typeable(ctx, server, pane)
+            check_typeable(ctx, server, pane)
             return snap
 
         if ctx.backend.typed_runs_in_one_list():
@@ -425,7 +256,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         context: Context,
     ) -> RunCommandResult:
         progress = Progress(context, started, timeout, f"running a command in pane {target}")
-        output: _Output | None = None
+        output: Output | None = None
         try:
             status = await _wait(server, target, line, timeout, progress)
             output = await ctx.call(guarded(lambda: collect(server, target, cursor, line)))
@@ -434,11 +265,11 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
                 await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
             if output is not None:
-                released[(server, target)] = _Released(output.held, time.monotonic() + _SETTLE)
+                released[(server, target)] = Released(output.held, time.monotonic() + _SETTLE)
         assert output is not None  # else the read raised
         return _result(target, status, output, started, timeout, max_lines)
 
-    def await_prompt(server: ServerRef, target: str, previous: _Released) -> None:
+    def await_prompt(server: ServerRef, target: str, previous: Released) -> None:
         """Until the previous command's prompt is drawn (or its time is up)."""
         while not previous.settled(ctx.backend.pane_state(server, target)):
             time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
@@ -455,10 +286,10 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
         the reads before typing, the typing, the wait and the reads after it,
         for a backend that starts a tmux process per list."""
-        _guard(lambda: _check_not_caller(ctx, server, target))
+        checked(lambda: check_not_caller(ctx, server, target))
         key = (server, target)
         if key in busy:
-            raise tool_error(_busy(target))
+            raise tool_error(busy_error(target))
         previous = released.pop(key, None)
         settled_from = None
         if previous is not None and time.monotonic() < previous.deadline:
@@ -470,25 +301,25 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             await progress.report(force=True)
             run = await _type_and_wait(server, target, shell, settled_from, timeout, progress)
             if not run.typed:
-                _guard(lambda: _check_typeable(ctx, server, run.pane))
+                checked(lambda: check_typeable(ctx, server, run.pane))
                 # It takes a line, so the previous prompt was not drawn yet.
                 if previous is not None:
                     await ctx.call(lambda: await_prompt(server, target, previous))
                 run = await _type_and_wait(server, target, shell, None, timeout, progress)
-                _guard(lambda: _check_typeable(ctx, server, run.pane))
+                checked(lambda: check_typeable(ctx, server, run.pane))
             if run.after is None or not run.typed:
                 raise tool_error(
                     InvalidArgument(f"pane {target} did not take the command line; nothing ran")
                 )
             after, joined = run.after, run.joined
-            status = None if run.status is None else _status(run.status)
+            status = None if run.status is None else parse_status(run.status)
             if status is None and after.state.dead:
-                raise tool_error(_shell_exited(target, after.state))
+                raise tool_error(shell_exited(target, after.state))
             cursor = first(run.before).cursor
             output = await ctx.call(
                 guarded(lambda: collect(server, target, cursor, line, held=after, joined=joined))
             )
-            released[key] = _Released(output.held, time.monotonic() + _SETTLE)
+            released[key] = Released(output.held, time.monotonic() + _SETTLE)
             return _result(target, status, output, started, timeout, max_lines)
         finally:
             busy.discard(key)
@@ -544,7 +375,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
     def _result(
         target: str,
         status: int | None,
-        output: _Output,
+        output: Output,
         started: float,
         timeout: float,
         max_lines: int | None,
@@ -578,10 +409,10 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
                 line.status_option
             )
             if value is not None:
-                return _status(value)
+                return parse_status(value)
             state = ctx.backend.pane_state(server, target)
             if state.dead:
-                raise _shell_exited(target, state)
+                raise shell_exited(target, state)
             return None
 
         await progress.report(force=True)

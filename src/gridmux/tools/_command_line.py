@@ -1,0 +1,199 @@
+"""run_command's parts that hold no state: the typed line, where its echo
+ends, which rows are output (also joined), and the checks and errors.
+
+See ``commands`` for how run_command goes, step by step or as one list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gridmux.backend import PaneInfo, PaneSnapshot, PaneState, ServerRef
+from gridmux.capture import Cursor, advance
+from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
+
+from ._context import ToolContext, tool_error
+
+
+@dataclass(frozen=True, slots=True)
+class TypedLine:
+    """The line run_command types, and the names it uses."""
+
+    text: str
+    status_option: str
+    done_channel: str
+    ack_channel: str
+    #: The end of the typed line with whitespace removed: finds the echo's last row.
+    needle: str
+
+
+def shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool) -> TypedLine:
+    status, done, ack = f"@gridmux-status-{token}", f"gridmux-{token}", f"gridmux-{token}-ack"
+    suffix = (
+        f'; tmux set-option -p -t {pane_id} {status} "$?"'
+        f" \\; wait-for -S {done} \\; wait-for {ack}"
+        f" \\; set-option -p -u -t {pane_id} {status}"
+    )
+    text = (" " if suppress_history else "") + "eval " + shell_quote(command) + suffix
+    return TypedLine(text, status, done, ack, squash(suffix))
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def echo_end(rows: Sequence[str], needle: str) -> int | None:
+    """Index of the row where the echoed line ends (its text ends in ``needle``)."""
+    carry = ""
+    keep = len(needle) - 1
+    for index, row in enumerate(rows):
+        text = carry + squash(row)
+        if needle in text:
+            return index
+        carry = text[-keep:] if keep > 0 else ""
+    return None
+
+
+def output_rows(
+    snap: PaneSnapshot, cursor: Cursor, line: TypedLine
+) -> tuple[list[str], bool, int, int]:
+    """Rows after the echoed line up to the cursor, whether the head is gone,
+    and their absolute first and last index (every retained row in ``snap``)."""
+    reading = advance(cursor, snap)
+    state, top, rows = snap.state, snap.top, snap.rows
+    anchor = state.history_size + state.cursor_y
+    end = anchor if rows[anchor - top] else anchor - 1
+    start = top
+    if not reading.lines_missed:
+        end = anchor if reading.cursor.shown else anchor - 1
+        start = end - len(reading.lines) + 1
+    echoed = echo_end(rows[start - top : end - top + 1], line.needle)
+    if echoed is None and start > top:
+        # The typed line belongs in an exact delta (output that replayed the
+        # rows above the prompt can fake one): the token alone pins it
+        # among every retained row.
+        start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
+    if echoed is not None:
+        start += echoed + 1
+    # Else the echoed line is no longer retained (trimmed or cleared):
+    # every row tmux still holds came after it.
+    return list(rows[start - top : end - top + 1]), echoed is None, start, end
+
+
+def joined_lines(
+    snap: PaneSnapshot, joined: Sequence[str], start: int, end: int
+) -> list[str] | None:
+    """Rows ``start..end`` of ``snap`` as lines of ``joined`` (the same rows read
+    at the same instant with wrapped rows joined), or None when that cannot be
+    told for sure.
+
+    Rows below ``end`` are never joined to it (the echo ended with a newline,
+    the cursor row ends its line, rows below it are empty), so the last line
+    is found by counting from the bottom. Walking up, each joined line takes
+    the fewest rows whose text, whitespace removed, is its text; the walk
+    must land exactly on ``start``.
+    """
+    top, rows = snap.top, snap.rows
+    last = len(joined) - 1 - (top + len(rows) - 1 - end)
+    taken: list[str] = []
+    row = end
+    index = last
+    while row >= start:
+        if index < 0:
+            return None
+        text = squash(joined[index])
+        size = 1
+        covered = squash(rows[row - top])
+        while covered != text:
+            size += 1
+            if row - size + 1 < start or not text.endswith(covered):
+                return None
+            covered = squash(rows[row - size + 1 - top]) + covered
+        taken.append(joined[index])
+        row -= size
+        index -= 1
+    return taken[::-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    lines: list[str]
+    lines_missed: bool
+    #: the pane while the shell was still held: its prompt moves the cursor
+    held: PaneState
+
+
+@dataclass(frozen=True, slots=True)
+class Released:
+    """A shell let go by run_command, which may not have drawn its prompt yet."""
+
+    held: PaneState
+    deadline: float
+
+    def settled(self, state: PaneState) -> bool:
+        """The prompt is (or will never be) there: the cursor moved, or time is up."""
+        held = self.held
+        moved = (state.cursor_x, state.cursor_y, state.history_size) != (
+            held.cursor_x,
+            held.cursor_y,
+            held.history_size,
+        )
+        return moved or state.dead or time.monotonic() >= self.deadline
+
+
+def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:
+    if ctx.is_caller(server, pane_id):
+        raise InvalidArgument(
+            f"refusing to type into pane {pane_id}: this MCP server itself runs there",
+            hint="Run the command in another pane (create one with split_window).",
+        )
+
+
+def busy_error(target: str) -> InvalidArgument:
+    return InvalidArgument(
+        f"pane {target} is already running a command from run_command",
+        hint="Wait for that call to finish, or use another pane.",
+    )
+
+
+def shell_exited(target: str, state: PaneState) -> PaneDead:
+    return PaneDead(
+        f"the shell in pane {target} exited while running the command"
+        + ("" if state.dead_status is None else f" (status {state.dead_status})"),
+        hint="Read its last output with capture_pane; respawn_pane restarts it.",
+    )
+
+
+def parse_status(value: str) -> int:
+    return int(value.strip().strip('"'))
+
+
+def checked(check: Callable[[], None]) -> None:
+    """Run ``check``; a gridmux error becomes the tool error it stands for."""
+    try:
+        check()
+    except GridmuxError as exc:
+        raise tool_error(exc) from exc
+
+
+def check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
+    where = f"pane {pane.pane_id}"
+    check_not_caller(ctx, server, pane.pane_id)
+    if pane.dead:
+        raise PaneDead(f"the program in {where} has exited; there is no shell to run a command")
+    if pane.in_mode:
+        raise InvalidArgument(
+            f"{where} is in {pane.mode or 'a mode'}: typed keys would go to the mode",
+            hint="Leave it with exit_copy_mode, then call run_command again.",
+        )
+    if pane.alternate_on:
+        raise InvalidArgument(
+            f"{where} shows a full-screen program ({pane.current_command}), not a shell prompt",
+            hint="Quit that program first, or drive it with send_keys.",
+        )
