@@ -548,12 +548,7 @@ class SimBackend:
         """The steps tmux runs as one list, here one after the other (``stop`` is
         not needed: waits run on the simulator's clock)."""
         pane, before = self.pane_snapshot(server, pane_id, start=window_start)
-        state = before.state
-        moved = settled_from is None or (state.cursor_x, state.cursor_y, state.history_size) != (
-            settled_from.cursor_x,
-            settled_from.cursor_y,
-            settled_from.history_size,
-        )
+        moved = settled_from is None or before.state.moved_from(settled_from)
         if pane.dead or pane.in_mode or pane.alternate_on or not moved:
             return TypedRun(pane=pane, before=before, typed=False)
         self.send_keys(server, pane_id, line.text, literal=True, enter=True)

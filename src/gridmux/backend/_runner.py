@@ -202,19 +202,19 @@ class TmuxRunner:
             stdout = self.channels.run(server, commands, what)
             if stdout is not None:
                 return stdout
-        proc = self._start(server, commands, what, with_stdin=stdin is not None)
+        proc = self.start(server, commands, what, with_stdin=stdin is not None)
         try:
             stdout, stderr = proc.communicate(stdin, timeout=self.command_timeout)
         except subprocess.TimeoutExpired:
-            _reap(proc)
+            reap(proc)
             raise TmuxTimeout(
                 f"tmux did not answer within {self.command_timeout:g}s while trying to "
                 f"{what} on {describe_server(server)}"
             ) from None
         except BaseException:
-            _reap(proc)
+            reap(proc)
             raise
-        out = _checked(server, what, proc.returncode, stdout, stderr)
+        out = checked(server, what, proc.returncode, stdout, stderr)
         if self.channels is not None and any(command[0] == "new-session" for command in commands):
             self.channels.session_created(server)
         return out
@@ -232,15 +232,15 @@ class TmuxRunner:
             signalled = self.channels.wait(server, channel, timeout, what)
             if signalled is not None:
                 return signalled
-        proc = self._start(server, [["wait-for", channel]], what, with_stdin=False)
+        proc = self.start(server, [["wait-for", channel]], what, with_stdin=False)
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             return self._release_wait(server, channel, proc, what)
         except BaseException:
-            _reap(proc)
+            reap(proc)
             raise
-        _checked(server, what, proc.returncode, stdout, stderr)
+        checked(server, what, proc.returncode, stdout, stderr)
         return True
 
     def _release_wait(
@@ -248,7 +248,7 @@ class TmuxRunner:
     ) -> bool:
         if proc.poll() is not None:  # signalled just as the deadline passed
             stdout, stderr = proc.communicate()
-            _checked(server, what, proc.returncode, stdout, stderr)
+            checked(server, what, proc.returncode, stdout, stderr)
             return True
         # Normally one signal wakes our client at once. A second one is only for
         # a client that had not even registered its wait when the first came.
@@ -262,10 +262,10 @@ class TmuxRunner:
                 return False
         finally:
             if proc.poll() is None:
-                _reap(proc)
+                reap(proc)
         return False
 
-    def _start(
+    def start(
         self, server: ServerRef, commands: Sequence[Command], what: str, *, with_stdin: bool
     ) -> subprocess.Popen[bytes]:
         argv = self.argv(server, commands)
@@ -282,13 +282,13 @@ class TmuxRunner:
             ) from exc
 
 
-def _reap(proc: subprocess.Popen[bytes]) -> None:
+def reap(proc: subprocess.Popen[bytes]) -> None:
     """Kill a child and collect it, so no tmux client outlives its call."""
     proc.kill()
     proc.communicate()
 
 
-def _checked(server: ServerRef, what: str, returncode: int, stdout: bytes, stderr: bytes) -> bytes:
+def checked(server: ServerRef, what: str, returncode: int, stdout: bytes, stderr: bytes) -> bytes:
     if returncode != 0:
         message = stderr.decode("utf-8", errors="replace").strip()
         raise translate_failure(server, what, returncode, message)

@@ -28,17 +28,16 @@ import contextlib
 import os
 import secrets
 import select
-import subprocess
 import threading
 import time
 
-from gridmux.errors import GridmuxError, TmuxFailure, TmuxTimeout, TmuxUnavailable
+from gridmux.errors import GridmuxError, TmuxFailure, TmuxTimeout
 
 from . import _formats as formats
 from ._control_syntax import command_text
 from ._formats import STATE_FORMAT, RecordFormat
 from ._reads import split_record
-from ._runner import Command, TmuxRunner, decode, describe_server, translate_failure
+from ._runner import Command, TmuxRunner, checked, decode, describe_server, reap
 from ._snapshot import capture_command, parse_snapshot
 from ._types import LineToType, PaneState, ServerRef, TypedRun
 
@@ -51,7 +50,8 @@ def typeable_condition(pane_id: str, settled_from: PaneState | None) -> str:
 
     It names the pane (if-shell expands a missing target's condition for
     another pane), and with ``settled_from`` also requires that the cursor
-    moved on from there: the previous command's prompt has been drawn.
+    moved on from there (``PaneState.moved_from`` as a format): the previous
+    command's prompt has been drawn.
     """
     parts = [
         f"#{{==:#{{pane_id}},{pane_id}}}",
@@ -151,8 +151,8 @@ def type_and_wait(
     what = f"run a command in pane {pane_id}"
     fmt = RecordFormat(formats.PANE_FIELDS)
     tokens = _Tokens()
-    argv = runner.argv(server, commands_for(pane_id, line, window_start, settled_from, fmt, tokens))
-    out = _watch(runner, server, argv, line, tokens, timeout, stop, what)
+    commands = commands_for(pane_id, line, window_start, settled_from, fmt, tokens)
+    out = _watch(runner, server, commands, line, tokens, timeout, stop, what)
     sections = _sections(out, tokens, what)
     pane, rest = split_record(what, sections["before"], fmt)
     before = parse_snapshot(what, pane_id, rest, window_start, None, False)
@@ -170,20 +170,15 @@ def type_and_wait(
 def _watch(
     runner: TmuxRunner,
     server: ServerRef,
-    argv: list[str],
+    commands: list[Command],
     line: LineToType,
     tokens: _Tokens,
     timeout: float,
     stop: threading.Event,
     what: str,
 ) -> bytes:
-    """Run ``argv``, release its wait when it must end; its stdout."""
-    try:
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    except OSError as exc:
-        raise TmuxUnavailable(f"cannot {what}: {argv[0]!r} failed to start ({exc})") from exc
+    """Run ``commands``, release its wait when it must end; its stdout."""
+    proc = runner.start(server, commands, what, with_stdin=False)
     assert proc.stdout is not None
     assert proc.stderr is not None
     out = bytearray()
@@ -228,16 +223,12 @@ def _watch(
         returncode = proc.wait()
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+            reap(proc)
             if before_mark in out and tokens.not_typed.encode() not in out:
                 # The list may have typed the line; never leave its shell held.
                 with contextlib.suppress(GridmuxError):
                     runner.run(server, [["wait-for", "-S", line.ack]], what=f"release {what}")
-    if returncode != 0:
-        message = stderr.decode("utf-8", errors="replace").strip()
-        raise translate_failure(server, what, returncode, message)
-    return bytes(out)
+    return checked(server, what, returncode, bytes(out), stderr)
 
 
 def _sections(out: bytes, tokens: _Tokens, what: str) -> dict[str, bytes]:

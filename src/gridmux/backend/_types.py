@@ -141,6 +141,15 @@ class PaneState:
         """Absolute index of the cursor row (0 = oldest history row)."""
         return self.history_size + self.cursor_y
 
+    def moved_from(self, held: PaneState) -> bool:
+        """Whether the cursor left where it was in ``held`` (its cell, or the
+        history under it): output came, a prompt was drawn."""
+        return (self.cursor_x, self.cursor_y, self.history_size) != (
+            held.cursor_x,
+            held.cursor_y,
+            held.history_size,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class PaneSnapshot:

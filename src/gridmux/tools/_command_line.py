@@ -138,13 +138,7 @@ class Released:
 
     def settled(self, state: PaneState) -> bool:
         """The prompt is (or will never be) there: the cursor moved, or time is up."""
-        held = self.held
-        moved = (state.cursor_x, state.cursor_y, state.history_size) != (
-            held.cursor_x,
-            held.cursor_y,
-            held.history_size,
-        )
-        return moved or state.dead or time.monotonic() >= self.deadline
+        return state.moved_from(self.held) or state.dead or time.monotonic() >= self.deadline
 
 
 def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:
