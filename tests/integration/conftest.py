@@ -34,7 +34,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import PaneSnapshot, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 #: What tests type as ``wait_until``: poll ``predicate`` until truthy or fail.
 WaitUntil = Callable[..., None]
@@ -169,8 +169,8 @@ def control_mode() -> bool:
 
 
 @pytest.fixture
-def backend(tmux_bin: str) -> Iterator[LibtmuxBackend]:
-    real = LibtmuxBackend(tmux_bin, command_timeout=10.0, control_mode=control_mode())
+def backend(tmux_bin: str) -> Iterator[TmuxCommandBackend]:
+    real = TmuxCommandBackend(tmux_bin, command_timeout=10.0, control_mode=control_mode())
     yield real
     real.close()
 
@@ -225,7 +225,7 @@ def prompt_shown(snap: PaneSnapshot) -> bool:
 
 
 @pytest.fixture
-def pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
+def pane(backend: TmuxCommandBackend, tmux_server: ServerRef) -> str:
     """A fresh 80x24 session running ``sh`` with ``PS1='$ '``; its pane id, prompt shown."""
     session = backend.new_session(
         tmux_server,
@@ -242,7 +242,7 @@ def pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
 
 
 @pytest.fixture
-def quiet_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
+def quiet_pane(backend: TmuxCommandBackend, tmux_server: ServerRef) -> str:
     """An 80x24 pane whose program never writes or echoes (``sleep``); for raw tty writes."""
     session = backend.new_session(
         tmux_server, name="quiet", width=80, height=24, command="exec sleep 100000"
@@ -252,7 +252,7 @@ def quiet_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
 
 
 @pytest.fixture
-def write_to_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> WriteToPane:
+def write_to_pane(backend: TmuxCommandBackend, tmux_server: ServerRef) -> WriteToPane:
     """Write bytes to a pane's tty, so they pass its ONLCR like program output."""
 
     def write(pane_id: str, data: bytes) -> None:
@@ -269,7 +269,7 @@ def write_to_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> WriteToPan
 
 
 @pytest.fixture
-async def client(backend: LibtmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
+async def client(backend: TmuxCommandBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
     """An in-memory MCP client on a gridmux server (all tiers) for ``tmux_server``."""
     settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
     async with Client(create_server(backend, settings)) as c:

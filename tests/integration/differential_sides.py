@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from gridmux.backend import PaneSnapshot, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.integration.differential_script import (
     ClearHistory,
     Exit,
@@ -119,7 +119,7 @@ class RealSide:
 
     def __init__(
         self,
-        backend: LibtmuxBackend,
+        backend: TmuxCommandBackend,
         server: ServerRef,
         listener: DriverListener,
         script: Script,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gridmux.backend import GridmuxError, InvalidArgument, NotFound, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 from .conftest import WaitUntil
 
@@ -20,7 +20,9 @@ pytestmark = pytest.mark.tmux
 class _Waiter(threading.Thread):
     """Runs one wait_for in the background and keeps its outcome."""
 
-    def __init__(self, backend: LibtmuxBackend, server: ServerRef, channel: str, timeout: float):
+    def __init__(
+        self, backend: TmuxCommandBackend, server: ServerRef, channel: str, timeout: float
+    ):
         super().__init__(daemon=True)
         self.args_ = (backend, server, channel, timeout)
         self.result: bool | None = None
@@ -55,7 +57,7 @@ def _waiting_clients(server: ServerRef, channel: str) -> int:
     return count
 
 
-def test_signal_before_wait_is_held(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_signal_before_wait_is_held(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     backend.signal_channel(tmux_server, "held")
     started = time.monotonic()
     assert backend.wait_for(tmux_server, "held", 5.0) is True
@@ -63,7 +65,7 @@ def test_signal_before_wait_is_held(backend: LibtmuxBackend, tmux_server: Server
 
 
 def test_wait_returns_when_signalled(
-    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, wait_until: WaitUntil
 ) -> None:
     waiter = _Waiter(backend, tmux_server, "go", 10.0)
     waiter.start()
@@ -74,7 +76,7 @@ def test_wait_returns_when_signalled(
 
 
 def test_timeout_returns_false_quickly_and_leaves_nothing_behind(
-    backend: LibtmuxBackend, tmux_server: ServerRef
+    backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     started = time.monotonic()
     assert backend.wait_for(tmux_server, "never", 0.3) is False
@@ -85,7 +87,7 @@ def test_timeout_returns_false_quickly_and_leaves_nothing_behind(
 
 
 def test_a_timed_out_wait_does_not_swallow_the_next_signal(
-    backend: LibtmuxBackend, tmux_server: ServerRef
+    backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     # tmux keeps the waiter of a killed client and lets it absorb one signal;
     # the backend must not leave such a waiter behind.
@@ -95,7 +97,7 @@ def test_a_timed_out_wait_does_not_swallow_the_next_signal(
 
 
 def test_wait_after_a_late_signal_from_a_pane(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux_bin: str
 ) -> None:
     socket = tmux_server.socket_path
     session = backend.new_session(
@@ -108,7 +110,7 @@ def test_wait_after_a_late_signal_from_a_pane(
 
 
 def test_server_stopping_during_a_wait_is_not_a_signal(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux_bin: str, wait_until: WaitUntil
 ) -> None:
     waiter = _Waiter(backend, tmux_server, "orphaned", 10.0)
     waiter.start()
@@ -119,7 +121,7 @@ def test_server_stopping_during_a_wait_is_not_a_signal(
     assert isinstance(waiter.error, NotFound)
 
 
-def test_channel_errors(backend: LibtmuxBackend, isolated_env: Path) -> None:
+def test_channel_errors(backend: TmuxCommandBackend, isolated_env: Path) -> None:
     absent = ServerRef(socket_path=str(isolated_env / "absent"))
     with pytest.raises(NotFound):
         backend.wait_for(absent, "x", 1.0)

@@ -7,19 +7,19 @@ from pathlib import Path
 import pytest
 
 from gridmux.backend import InvalidArgument, NotFound, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 from .conftest import WaitUntil, WriteToPane
 
 pytestmark = pytest.mark.tmux
 
 
-def _rows(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> tuple[str, ...]:
+def _rows(backend: TmuxCommandBackend, server: ServerRef, pane_id: str) -> tuple[str, ...]:
     return backend.snapshot(server, pane_id).rows
 
 
 def _shows(
-    backend: LibtmuxBackend, server: ServerRef, pane_id: str, wait_until: WaitUntil, *rows: str
+    backend: TmuxCommandBackend, server: ServerRef, pane_id: str, wait_until: WaitUntil, *rows: str
 ) -> None:
     """Wait until the pane's screen, from the top, reads ``rows``."""
     wait_until(
@@ -32,7 +32,7 @@ def _shows(
 
 
 def test_send_keys_literal_with_enter(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
 ) -> None:
     # A trailing ';' would end tmux's command; '-x' would be an option without "--".
     backend.send_keys(tmux_server, pane, "printf '%s|%s\\n' 中文é -x;", literal=True, enter=True)
@@ -40,7 +40,7 @@ def test_send_keys_literal_with_enter(
 
 
 def test_send_keys_by_key_name(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
 ) -> None:
     backend.send_keys(tmux_server, pane, "echo abX", literal=True)
     backend.send_keys(tmux_server, pane, "BSpace")  # a key name, not the text "BSpace"
@@ -49,14 +49,16 @@ def test_send_keys_by_key_name(
 
 
 def test_send_keys_literal_key_name_is_text(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
 ) -> None:
     backend.send_keys(tmux_server, pane, "echo Enter", literal=True)
     backend.send_keys(tmux_server, pane, "", enter=True)  # just Enter
     _shows(backend, tmux_server, pane, wait_until, "$ echo Enter", "Enter", "$")
 
 
-def test_send_keys_bad_targets(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_send_keys_bad_targets(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     with pytest.raises(NotFound, match="send keys to pane %99"):
         backend.send_keys(tmux_server, "%99", "x")
     with pytest.raises(InvalidArgument):
@@ -67,7 +69,7 @@ def test_send_keys_bad_targets(backend: LibtmuxBackend, tmux_server: ServerRef, 
 
 
 def test_clear_history(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -87,7 +89,7 @@ def test_clear_history(
 
 
 def test_copy_mode_enter_scroll_and_exit(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -118,7 +120,7 @@ def test_copy_mode_enter_scroll_and_exit(
 
 
 def test_pipe_pane_writes_a_file_and_stops(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -148,7 +150,7 @@ def test_pipe_pane_writes_a_file_and_stops(
 CONTENT = "line one\n\tindented 中文 é\n\n\x1b[1mbold\x1b[0m; trailing\n\n"
 
 
-def test_buffer_round_trip(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_buffer_round_trip(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     assert backend.list_buffers(tmux_server) == []
     backend.load_buffer(tmux_server, "my buffer 中", CONTENT)
     backend.load_buffer(tmux_server, "second", "x")
@@ -163,7 +165,7 @@ def test_buffer_round_trip(backend: LibtmuxBackend, tmux_server: ServerRef) -> N
     assert [b.name for b in backend.list_buffers(tmux_server)] == ["my buffer 中"]
 
 
-def test_buffer_errors(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_buffer_errors(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     with pytest.raises(NotFound, match="nope"):
         backend.show_buffer(tmux_server, "nope")
     with pytest.raises(NotFound, match="nope"):
@@ -180,7 +182,7 @@ def test_buffer_errors(backend: LibtmuxBackend, tmux_server: ServerRef, pane: st
 
 
 def test_paste_buffer_plain_and_delete(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
 ) -> None:
     backend.load_buffer(tmux_server, "cmd", "echo pasted 中")
     backend.paste_buffer(tmux_server, "cmd", pane, bracket=False)
@@ -192,7 +194,7 @@ def test_paste_buffer_plain_and_delete(
 
 
 def test_paste_buffer_brackets_when_the_program_asks(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     write_to_pane: WriteToPane,
     wait_until: WaitUntil,

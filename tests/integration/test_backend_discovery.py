@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gridmux.backend import InvalidArgument, NotFound, ServerRef, TmuxBackend
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.errors import TmuxFailure
 
 from .conftest import layout_size
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.tmux
 
 
 def test_backend_satisfies_the_protocol_method_for_method() -> None:
-    backend: TmuxBackend = LibtmuxBackend("/nonexistent/tmux")  # mypy checks the structure
+    backend: TmuxBackend = TmuxCommandBackend("/nonexistent/tmux")  # mypy checks the structure
     for name, member in inspect.getmembers(TmuxBackend, inspect.isfunction):
         if name.startswith("_"):
             continue
@@ -33,7 +33,7 @@ def test_backend_satisfies_the_protocol_method_for_method() -> None:
 
 
 def test_server_info_of_running_server(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str, pane: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux_bin: str, pane: str
 ) -> None:
     info = backend.server_info(tmux_server)
     version = subprocess.run([tmux_bin, "-V"], capture_output=True, text=True, check=True)
@@ -45,14 +45,16 @@ def test_server_info_of_running_server(
     assert version.stdout.strip() == f"tmux {info.version}"
 
 
-def test_server_info_counts_zero_sessions(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_server_info_counts_zero_sessions(
+    backend: TmuxCommandBackend, tmux_server: ServerRef
+) -> None:
     info = backend.server_info(tmux_server)
     assert info.is_alive
     assert info.session_count == 0
 
 
 def test_absent_server_is_not_alive_and_lists_nothing(
-    backend: LibtmuxBackend, isolated_env: Path
+    backend: TmuxCommandBackend, isolated_env: Path
 ) -> None:
     server = ServerRef(socket_path=str(isolated_env / "never-started"))
     info = backend.server_info(server)
@@ -68,7 +70,7 @@ def test_absent_server_is_not_alive_and_lists_nothing(
         backend.list_panes(server, window_id="@0")
 
 
-def test_named_socket_lives_in_tmux_tmpdir(backend: LibtmuxBackend, isolated_env: Path) -> None:
+def test_named_socket_lives_in_tmux_tmpdir(backend: TmuxCommandBackend, isolated_env: Path) -> None:
     server = ServerRef(socket_name="gridmux-named")
     expected = str(isolated_env / "tmp" / f"tmux-{os.getuid()}" / "gridmux-named")
     before = backend.server_info(server)
@@ -87,7 +89,7 @@ def test_named_socket_lives_in_tmux_tmpdir(backend: LibtmuxBackend, isolated_env
 
 
 def test_list_sessions_reports_each_session(
-    backend: LibtmuxBackend, tmux_server: ServerRef
+    backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     first = backend.new_session(tmux_server, name="one", command="exec sleep 100000")
     second = backend.new_session(tmux_server, name="two", command="exec sleep 100000")
@@ -103,7 +105,7 @@ def test_list_sessions_reports_each_session(
 
 
 def test_free_text_cannot_break_a_listing(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     isolated_env: Path,
     wait_until: Callable[..., None],
@@ -144,7 +146,9 @@ def test_free_text_cannot_break_a_listing(
     assert (window.session_name, window.window_name) == (first.session_name, first.window_name)
 
 
-def test_list_windows_all_and_per_session(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_list_windows_all_and_per_session(
+    backend: TmuxCommandBackend, tmux_server: ServerRef
+) -> None:
     one = backend.new_session(tmux_server, name="one", width=100, height=30, command="sh")
     two = backend.new_session(tmux_server, name="two", command="sh")
     extra = backend.new_window(tmux_server, one.session_id, name="extra", command="sh")
@@ -165,7 +169,7 @@ def test_list_windows_all_and_per_session(backend: LibtmuxBackend, tmux_server: 
     ]
 
 
-def test_list_panes_scopes(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_list_panes_scopes(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     one = backend.new_session(tmux_server, command="sh")
     two = backend.new_session(tmux_server, command="sh")
     assert one.active_pane_id is not None
@@ -207,10 +211,10 @@ def test_list_panes_scopes(backend: LibtmuxBackend, tmux_server: ServerRef) -> N
     ],
 )
 def test_listing_bad_targets(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
-    call: Callable[[LibtmuxBackend, ServerRef], object],
+    call: Callable[[TmuxCommandBackend, ServerRef], object],
     error: type[Exception],
 ) -> None:
     with pytest.raises(error):

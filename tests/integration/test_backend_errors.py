@@ -16,8 +16,9 @@ from gridmux.backend import (
     TmuxTimeout,
     TmuxUnavailable,
 )
-from gridmux.backend._libtmux import LibtmuxBackend
-from gridmux.backend._runner import TmuxRunner
+from gridmux.backend._command_backend import TmuxCommandBackend
+from gridmux.backend._subprocess_transport import SubprocessTransport
+from gridmux.backend._transport import TmuxProgram
 
 pytestmark = pytest.mark.tmux
 
@@ -29,7 +30,7 @@ def _script(path: Path, body: str) -> str:
 
 
 def test_missing_binary_is_unavailable(isolated_env: Path) -> None:
-    backend = LibtmuxBackend(str(isolated_env / "no-tmux-here"))
+    backend = TmuxCommandBackend(str(isolated_env / "no-tmux-here"))
     with pytest.raises(TmuxUnavailable, match="no-tmux-here"):
         backend.list_sessions(ServerRef())
 
@@ -38,7 +39,7 @@ def test_no_tmux_on_path_is_unavailable_at_first_use(
     isolated_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(isolated_env))
-    backend = LibtmuxBackend()  # constructing needs no tmux
+    backend = TmuxCommandBackend()  # constructing needs no tmux
     with pytest.raises(TmuxUnavailable, match="PATH"):
         backend.server_info(ServerRef())
 
@@ -47,13 +48,13 @@ def test_binary_that_cannot_run_is_unavailable(isolated_env: Path) -> None:
     not_executable = isolated_env / "tmux"
     not_executable.write_text("not a program")
     with pytest.raises(TmuxUnavailable):
-        LibtmuxBackend(str(not_executable)).list_sessions(ServerRef())
+        TmuxCommandBackend(str(not_executable)).list_sessions(ServerRef())
 
 
 def test_hanging_tmux_times_out_and_is_killed(isolated_env: Path) -> None:
     pidfile = isolated_env / "pid"
     hanging = _script(isolated_env / "tmux", f"echo $$ > '{pidfile}'; exec sleep 30")
-    backend = LibtmuxBackend(hanging, command_timeout=0.3)
+    backend = TmuxCommandBackend(hanging, command_timeout=0.3)
     started = time.monotonic()
     with pytest.raises(TmuxTimeout, match=r"0\.3s while trying to snapshot pane %1"):
         backend.snapshot(ServerRef(socket_name="x"), "%1")
@@ -63,7 +64,7 @@ def test_hanging_tmux_times_out_and_is_killed(isolated_env: Path) -> None:
 
 
 def test_failures_carry_tmux_message_and_target(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
 ) -> None:
     with pytest.raises(NotFound) as not_found:
         backend.kill_window(tmux_server, "@42")
@@ -78,8 +79,8 @@ def test_failures_carry_tmux_message_and_target(
 
 
 def test_argv_is_a_list_with_utf8_and_socket_flags() -> None:
-    runner = TmuxRunner("/usr/bin/tmux")
-    argv = runner.argv(
+    transport = SubprocessTransport(TmuxProgram("/usr/bin/tmux"), timeout=10.0)
+    argv = transport.argv(
         ServerRef(socket_name="n", socket_path="/p"),
         [["display-message", "-p", "a;"], ["set-option", "@x", ";"]],
     )
@@ -98,5 +99,5 @@ def test_argv_is_a_list_with_utf8_and_socket_flags() -> None:
         "@x",
         "\\;",
     ]
-    assert runner.argv(ServerRef(socket_name="n"), [["ls"]])[2:4] == ["-L", "n"]
-    assert runner.argv(ServerRef(), [["ls"]]) == ["/usr/bin/tmux", "-u", "ls"]
+    assert transport.argv(ServerRef(socket_name="n"), [["ls"]])[2:4] == ["-L", "n"]
+    assert transport.argv(ServerRef(), [["ls"]]) == ["/usr/bin/tmux", "-u", "ls"]

@@ -16,7 +16,7 @@ from gridmux.backend import (
     SplitDirection,
     TmuxFailure,
 )
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 from .conftest import WaitUntil, WriteToPane
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.tmux
 SLEEP = "exec sleep 100000"
 
 
-def _pane(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> PaneInfo:
+def _pane(backend: TmuxCommandBackend, server: ServerRef, pane_id: str) -> PaneInfo:
     return next(p for p in backend.list_panes(server) if p.pane_id == pane_id)
 
 
@@ -33,7 +33,7 @@ def _pane(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> PaneInfo:
 
 
 def test_new_session_honours_every_argument(
-    backend: LibtmuxBackend, tmux_server: ServerRef, isolated_env: Path, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, isolated_env: Path, wait_until: WaitUntil
 ) -> None:
     # '#' and '%' would be expanded by tmux in names and -c; they must arrive verbatim.
     start = isolated_env / "start #{pane_id} %Y"
@@ -63,7 +63,7 @@ def test_new_session_honours_every_argument(
     )
 
 
-def test_new_session_starts_a_server(backend: LibtmuxBackend, isolated_env: Path) -> None:
+def test_new_session_starts_a_server(backend: TmuxCommandBackend, isolated_env: Path) -> None:
     server = ServerRef(socket_path=str(isolated_env / "fresh"))
     try:
         session = backend.new_session(server, command=SLEEP)
@@ -73,7 +73,7 @@ def test_new_session_starts_a_server(backend: LibtmuxBackend, isolated_env: Path
         backend.kill_server(server)
 
 
-def test_new_session_refusals(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_new_session_refusals(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     backend.new_session(tmux_server, name="taken", command=SLEEP)
     with pytest.raises(TmuxFailure, match="duplicate session: taken"):
         backend.new_session(tmux_server, name="taken", command=SLEEP)
@@ -83,7 +83,7 @@ def test_new_session_refusals(backend: LibtmuxBackend, tmux_server: ServerRef) -
     assert [s.session_name for s in backend.list_sessions(tmux_server)] == ["taken"]
 
 
-def test_rename_session(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_rename_session(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     session = backend.new_session(tmux_server, name="old", command=SLEEP)
     backend.rename_session(tmux_server, session.session_id, "-new #{x} 中;")
     (listed,) = backend.list_sessions(tmux_server)
@@ -94,7 +94,7 @@ def test_rename_session(backend: LibtmuxBackend, tmux_server: ServerRef) -> None
         backend.rename_session(tmux_server, session.session_id, "")
 
 
-def test_kill_session(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_kill_session(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     keep = backend.new_session(tmux_server, command=SLEEP)
     gone = backend.new_session(tmux_server, command=SLEEP)
     backend.kill_session(tmux_server, gone.session_id)
@@ -103,7 +103,7 @@ def test_kill_session(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
         backend.kill_session(tmux_server, gone.session_id)
 
 
-def test_kill_server(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_kill_server(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     backend.kill_server(tmux_server)
     # No "server exited unexpectedly" race: it is gone when kill_server returns.
     assert not backend.server_info(tmux_server).is_alive
@@ -117,7 +117,7 @@ def test_kill_server(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str)
 # -- windows -------------------------------------------------------------------
 
 
-def test_new_window_and_select_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_new_window_and_select_window(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     session = backend.new_session(tmux_server, command=SLEEP)
     quiet = backend.new_window(tmux_server, session.session_id, name="bg #1", command=SLEEP)
     assert (quiet.window_index, quiet.window_name, quiet.active) == (1, "bg #1", False)
@@ -135,7 +135,7 @@ def test_new_window_and_select_window(backend: LibtmuxBackend, tmux_server: Serv
         backend.new_window(tmux_server, session.session_id + ":1")
 
 
-def test_rename_and_kill_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_rename_and_kill_window(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     session = backend.new_session(tmux_server, command=SLEEP)
     window = backend.new_window(tmux_server, session.session_id, command=SLEEP)
     backend.rename_window(tmux_server, window.window_id, "logs #{x} ;")
@@ -149,7 +149,7 @@ def test_rename_and_kill_window(backend: LibtmuxBackend, tmux_server: ServerRef)
         backend.rename_window(tmux_server, window.window_id, "x")
 
 
-def test_move_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_move_window(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     one = backend.new_session(tmux_server, command=SLEEP)
     two = backend.new_session(tmux_server, command=SLEEP)
     window = backend.new_window(tmux_server, one.session_id, command=SLEEP)
@@ -169,7 +169,7 @@ def test_move_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
         backend.move_window(tmux_server, window.window_id, destination_session_id="$99")
 
 
-def test_resize_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_resize_window(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     session = backend.new_session(tmux_server, width=80, height=24, command=SLEEP)
     (window,) = backend.list_windows(tmux_server)
     backend.resize_window(tmux_server, window.window_id, width=50, height=10)
@@ -184,7 +184,7 @@ def test_resize_window(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
         backend.resize_window(tmux_server, "@99", width=5)
 
 
-def test_select_layout(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_select_layout(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     backend.split_window(tmux_server, pane, command=SLEEP)
     backend.split_window(tmux_server, pane, command=SLEEP)
     (window,) = backend.list_windows(tmux_server)
@@ -203,7 +203,7 @@ def test_select_layout(backend: LibtmuxBackend, tmux_server: ServerRef, pane: st
 
 @pytest.mark.parametrize("layout", ["no-such-layout", "x", "ma", "", "zzzz,80x24,0,0,0"])
 def test_select_layout_refuses_what_crashes_tmux(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, layout: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, layout: str
 ) -> None:
     # tmux 3.3a's server exits on these; they must never reach it.
     (window,) = backend.list_windows(tmux_server)
@@ -225,7 +225,7 @@ def test_select_layout_refuses_what_crashes_tmux(
     ],
 )
 def test_split_window_directions(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
     direction: SplitDirection,
@@ -242,7 +242,7 @@ def test_split_window_directions(
     assert old.active and not new.active
 
 
-def test_split_window_sizes(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_split_window_sizes(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     cells = backend.split_window(tmux_server, pane, size="5", command=SLEEP)
     assert cells.height == 5
     share = backend.split_window(tmux_server, pane, direction="right", size="25%", command=SLEEP)
@@ -256,7 +256,9 @@ def test_split_window_sizes(backend: LibtmuxBackend, tmux_server: ServerRef, pan
         backend.split_window(tmux_server, "%99")
 
 
-def test_select_pane_and_title(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_select_pane_and_title(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     other = backend.split_window(tmux_server, pane, command=SLEEP)
     backend.select_pane(tmux_server, other.pane_id)
     assert _pane(backend, tmux_server, other.pane_id).active
@@ -269,7 +271,9 @@ def test_select_pane_and_title(backend: LibtmuxBackend, tmux_server: ServerRef, 
         backend.set_pane_title(tmux_server, "%99", "x")
 
 
-def test_resize_pane_and_zoom(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_resize_pane_and_zoom(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     other = backend.split_window(tmux_server, pane, command=SLEEP)
     backend.resize_pane(tmux_server, other.pane_id, height=5)
     assert backend.pane_state(tmux_server, other.pane_id).height == 5
@@ -291,7 +295,7 @@ def test_resize_pane_and_zoom(backend: LibtmuxBackend, tmux_server: ServerRef, p
         backend.resize_pane(tmux_server, "%99", zoom=True)
 
 
-def test_swap_pane(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_swap_pane(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     other = backend.split_window(tmux_server, pane, command=SLEEP)
     backend.swap_pane(tmux_server, pane, other.pane_id)
     assert _pane(backend, tmux_server, pane).pane_index == 1
@@ -301,7 +305,7 @@ def test_swap_pane(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -
 
 
 def test_respawn_keeps_history_and_changes_pid(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -326,7 +330,7 @@ def test_respawn_keeps_history_and_changes_pid(
         backend.respawn_pane(tmux_server, "%99")
 
 
-def test_kill_pane(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_kill_pane(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     other = backend.split_window(tmux_server, pane, command=SLEEP)
     backend.kill_pane(tmux_server, other.pane_id)
     assert [p.pane_id for p in backend.list_panes(tmux_server)] == [pane]

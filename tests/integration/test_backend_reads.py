@@ -18,7 +18,7 @@ from gridmux.backend import (
     ServerRef,
     resolve_row_range,
 )
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 from .conftest import RawTmux, WaitDead, WaitUntil, WriteToPane
 
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.tmux
 
 
 def _settled(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     server: ServerRef,
     pane_id: str,
     wait_until: WaitUntil,
@@ -44,7 +44,7 @@ def _settled(
 
 @pytest.fixture
 def fifty_lines(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -56,7 +56,9 @@ def fifty_lines(
     return quiet_pane
 
 
-def test_state_of_a_fresh_shell(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_state_of_a_fresh_shell(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     state = backend.pane_state(tmux_server, pane)
     (info,) = backend.list_panes(tmux_server)
     assert state.pane_id == pane
@@ -70,7 +72,7 @@ def test_state_of_a_fresh_shell(backend: LibtmuxBackend, tmux_server: ServerRef,
 
 
 def test_snapshot_default_is_the_visible_screen(
-    backend: LibtmuxBackend, tmux_server: ServerRef, fifty_lines: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, fifty_lines: str
 ) -> None:
     snap = backend.snapshot(tmux_server, fifty_lines)
     assert snap.top == snap.state.history_size == 27
@@ -99,7 +101,7 @@ def test_snapshot_default_is_the_visible_screen(
     ],
 )
 def test_snapshot_ranges_match_resolve_row_range(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     fifty_lines: str,
     start: RowBound,
@@ -116,7 +118,7 @@ def test_snapshot_ranges_match_resolve_row_range(
 
 
 def test_trailing_and_inner_blank_rows_are_kept(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -133,7 +135,7 @@ def test_trailing_and_inner_blank_rows_are_kept(
 
 
 def test_unicode_rows_are_exact(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -149,7 +151,7 @@ def test_unicode_rows_are_exact(
 
 
 def test_wide_characters_wrap_and_join(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -168,7 +170,7 @@ def test_wide_characters_wrap_and_join(
 
 
 def test_alternate_screen_freezes_history(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     fifty_lines: str,
     write_to_pane: WriteToPane,
@@ -185,7 +187,7 @@ def test_alternate_screen_freezes_history(
 
 
 def test_dead_pane_is_reported_not_raised(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     wait_dead: WaitDead,
@@ -214,7 +216,9 @@ def test_dead_pane_is_reported_not_raised(
     assert (info.dead, info.dead_status) == (True, 3)
 
 
-def test_gone_pane_is_not_found(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_gone_pane_is_not_found(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     other = backend.split_window(tmux_server, pane, command="exec sleep 100000")
     backend.kill_pane(tmux_server, other.pane_id)
     with pytest.raises(NotFound, match=other.pane_id):
@@ -224,7 +228,7 @@ def test_gone_pane_is_not_found(backend: LibtmuxBackend, tmux_server: ServerRef,
 
 
 def test_exited_pane_without_remain_on_exit_is_not_found(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, wait_until: WaitUntil
 ) -> None:
     other = backend.split_window(tmux_server, pane, command="sh")
     backend.send_keys(tmux_server, other.pane_id, "exit", literal=True, enter=True)
@@ -241,7 +245,7 @@ def test_exited_pane_without_remain_on_exit_is_not_found(
 
 @pytest.mark.parametrize("bad", ["main", "%", "%1x", "@1", ""])
 def test_reads_reject_malformed_pane_ids(
-    backend: LibtmuxBackend, tmux_server: ServerRef, bad: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, bad: str
 ) -> None:
     with pytest.raises(InvalidArgument):
         backend.pane_state(tmux_server, bad)
@@ -251,14 +255,14 @@ def test_reads_reject_malformed_pane_ids(
 
 @pytest.mark.parametrize("bound", [True, "x", 1.5])
 def test_snapshot_rejects_malformed_bounds(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, bound: object
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, bound: object
 ) -> None:
     with pytest.raises(InvalidArgument):
         backend.snapshot(tmux_server, pane, start=bound)  # type: ignore[arg-type]
 
 
 def test_display_message_expands_against_each_kind_of_target(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
 ) -> None:
     (window,) = backend.list_windows(tmux_server)
     assert backend.display_message(tmux_server, pane, "#{pane_width}x#{pane_height}") == "80x24"
@@ -275,7 +279,7 @@ def test_display_message_expands_against_each_kind_of_target(
     [("%99", NotFound), ("@99", NotFound), ("$99", NotFound), ("main", InvalidArgument)],
 )
 def test_display_message_bad_targets(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
     target: str,
@@ -286,7 +290,7 @@ def test_display_message_bad_targets(
 
 
 def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
 ) -> None:
     first = backend.new_session(tmux_server, command="printf 'one\\n'; exec cat")
     assert first.active_pane_id is not None
@@ -305,7 +309,7 @@ def test_snapshots_read_many_panes_in_one_list_and_skip_closed_ones(
 
 
 def test_pane_snapshot_is_the_listing_record_and_a_snapshot_in_one_read(
-    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, wait_until: WaitUntil
 ) -> None:
     title = "t\x1f #{x} \\ é"  # a title holding what formats and the record use
     made = backend.new_session(tmux_server, command="printf 'hello'; exec cat")
@@ -333,7 +337,7 @@ HOSTILE_TITLES = ['x" ; kill-server ; "', "it's #{pane_id} }", "a;b\\c $HOME ~"]
 
 
 def test_scan_panes_equals_the_listing_and_each_snapshot(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux, wait_until: WaitUntil
 ) -> None:
     """One command list: every record as list_panes has it, every snapshot as
     snapshot reads it (a linked window once per session, hostile titles inert)."""
@@ -372,6 +376,6 @@ def test_scan_panes_equals_the_listing_and_each_snapshot(
 
 
 def test_scan_panes_of_a_server_that_is_not_running(
-    backend: LibtmuxBackend, isolated_env: Path
+    backend: TmuxCommandBackend, isolated_env: Path
 ) -> None:
     assert backend.scan_panes(ServerRef(socket_name="gridmux-nobody-here")) == []

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from gridmux.backend import HookEntry, InvalidArgument, NotFound, ServerRef, TmuxFailure
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 pytestmark = pytest.mark.tmux
 
@@ -42,14 +42,16 @@ AWKWARD_VALUES = [
 
 @pytest.mark.parametrize("value", AWKWARD_VALUES)
 def test_option_values_round_trip(
-    backend: LibtmuxBackend, tmux_server: ServerRef, value: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, value: str
 ) -> None:
     backend.set_option(tmux_server, "@gmx", value, scope="session", global_=True)
     options = backend.show_options(tmux_server, scope="session", global_=True)
     assert options["@gmx"] == value
 
 
-def test_options_at_every_scope(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_options_at_every_scope(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str
+) -> None:
     (window,) = backend.list_windows(tmux_server)
     backend.set_option(tmux_server, "escape-time", "17", scope="server")
     backend.set_option(tmux_server, "@s", "session", scope="session", target=window.session_id)
@@ -68,7 +70,7 @@ def test_options_at_every_scope(backend: LibtmuxBackend, tmux_server: ServerRef,
     assert global_session["status-format[0]"].startswith("#[align=left")  # arrays by index
 
 
-def test_option_errors(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_option_errors(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     with pytest.raises(TmuxFailure, match="no-such-option"):
         backend.set_option(tmux_server, "no-such-option", "1", scope="session", global_=True)
     with pytest.raises(NotFound):
@@ -88,7 +90,7 @@ ENV_VALUES = ["plain", "multi\nline", 'q"uote $x `b` \\ 中', "", "trailing;", "
 
 @pytest.mark.parametrize("value", ENV_VALUES)
 def test_environment_round_trip(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, value: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, value: str
 ) -> None:
     (session,) = backend.list_sessions(tmux_server)
     backend.set_environment(tmux_server, "GMX_GLOBAL", value)
@@ -100,7 +102,7 @@ def test_environment_round_trip(
 
 
 def test_environment_removal_markers(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, tmux: RawTmux
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, tmux: RawTmux
 ) -> None:
     (session,) = backend.list_sessions(tmux_server)
     backend.set_environment(tmux_server, "GMX_GONE", "x")
@@ -113,7 +115,7 @@ def test_environment_removal_markers(
     assert backend.show_environment(tmux_server)["HOME"] == os.environ["HOME"]
 
 
-def test_environment_errors(backend: LibtmuxBackend, tmux_server: ServerRef) -> None:
+def test_environment_errors(backend: TmuxCommandBackend, tmux_server: ServerRef) -> None:
     with pytest.raises(NotFound):
         backend.show_environment(tmux_server, "$99")
     with pytest.raises(NotFound):
@@ -124,7 +126,7 @@ def test_environment_errors(backend: LibtmuxBackend, tmux_server: ServerRef) -> 
 
 
 def test_hooks_at_each_scope(
-    backend: LibtmuxBackend, tmux_server: ServerRef, pane: str, tmux: RawTmux
+    backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str, tmux: RawTmux
 ) -> None:
     (window,) = backend.list_windows(tmux_server)
     tmux("set-hook", "-g", "after-new-window", 'run-shell "echo hi"')
@@ -151,7 +153,7 @@ def test_hooks_at_each_scope(
     assert [h.hook_name for h in session_global] == ["after-new-window", "after-new-window"]
 
 
-def test_hook_errors(backend: LibtmuxBackend, tmux_server: ServerRef, pane: str) -> None:
+def test_hook_errors(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: str) -> None:
     assert backend.show_hooks(tmux_server, scope="pane", target=pane) == []
     with pytest.raises(NotFound):
         backend.show_hooks(tmux_server, scope="pane", target="%99")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gridmux.backend import PaneSnapshot, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.capture import FIRST_PLAN, FOLLOW_PLAN, WINDOW, Cursor, Reading, advance, first
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
@@ -41,7 +41,7 @@ def _report_tally() -> Iterator[None]:
 class Follower:
     """Replays capture_since readings and checks them against the numbering."""
 
-    backend: LibtmuxBackend
+    backend: TmuxCommandBackend
     server: ServerRef
     pane_id: str
     cursor: Cursor | None = None
@@ -123,12 +123,12 @@ def numbered(start: int, count: int) -> bytes:
     return "".join(f"n {i}\n" for i in range(start, start + count)).encode()
 
 
-def anchor(backend: LibtmuxBackend, server: ServerRef, pane_id: str) -> int:
+def anchor(backend: TmuxCommandBackend, server: ServerRef, pane_id: str) -> int:
     return backend.pane_state(server, pane_id).anchor
 
 
 def make_pane(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     server: ServerRef,
     tmux: RawTmux,
     *,
@@ -162,7 +162,7 @@ def write_and_wait(
 
 
 def test_bursts_across_scrollback_are_exact(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     write_to_pane: WriteToPane,
@@ -183,7 +183,7 @@ def test_bursts_across_scrollback_are_exact(
 
 
 def test_exact_at_the_history_limit_and_honest_when_rows_are_gone(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     write_to_pane: WriteToPane,
@@ -209,7 +209,7 @@ def test_exact_at_the_history_limit_and_honest_when_rows_are_gone(
 
 
 def test_resizes_keep_deltas_exact_unless_reflow_rewraps_the_rows_read_last(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     write_to_pane: WriteToPane,
@@ -244,7 +244,7 @@ def test_resizes_keep_deltas_exact_unless_reflow_rewraps_the_rows_read_last(
 
 
 def test_clears_are_detected(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     write_to_pane: WriteToPane,
@@ -286,7 +286,7 @@ def test_clears_are_detected(
     ids=["paced", "flood"],
 )
 def test_a_pane_printing_continuously_while_it_is_read(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     wait_until: WaitUntil,

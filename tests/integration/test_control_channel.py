@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.errors import NotFound
 
 from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
@@ -28,33 +28,33 @@ SLEEP = "exec sleep 100000"
 
 
 @pytest.fixture
-def control(tmux_bin: str) -> Iterator[LibtmuxBackend]:
-    backend = LibtmuxBackend(tmux_bin, control_mode=True)
+def control(tmux_bin: str) -> Iterator[TmuxCommandBackend]:
+    backend = TmuxCommandBackend(tmux_bin, control_mode=True)
     yield backend
     backend.close()
 
 
 @pytest.fixture
-def plain(tmux_bin: str) -> LibtmuxBackend:
-    return LibtmuxBackend(tmux_bin, control_mode=False)
+def plain(tmux_bin: str) -> TmuxCommandBackend:
+    return TmuxCommandBackend(tmux_bin, control_mode=False)
 
 
 @pytest.fixture
-def session(plain: LibtmuxBackend, tmux_server: ServerRef) -> str:
+def session(plain: TmuxCommandBackend, tmux_server: ServerRef) -> str:
     """A session (so a control client can attach); its first pane's id."""
     pane = plain.new_session(tmux_server, name="main", command=SLEEP).active_pane_id
     assert pane is not None
     return pane
 
 
-def channel_pids(backend: LibtmuxBackend) -> set[int]:
-    pool = backend._runner.channels
+def channel_pids(backend: TmuxCommandBackend) -> set[int]:
+    pool = backend._runner.control
     assert pool is not None
     return pool.client_pids()
 
 
 def test_commands_go_over_one_persistent_client(
-    control: LibtmuxBackend, tmux_server: ServerRef, session: str, tmux: RawTmux
+    control: TmuxCommandBackend, tmux_server: ServerRef, session: str, tmux: RawTmux
 ) -> None:
     control.list_sessions(tmux_server)
     (pid,) = channel_pids(control)
@@ -70,8 +70,8 @@ def test_no_tmux_process_per_call_over_control_mode(
     tmux_bin: str, tmux_server: ServerRef, session: str, isolated_env: Path
 ) -> None:
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
-    control = LibtmuxBackend(wrapper, control_mode=True)
-    plain = LibtmuxBackend(wrapper, control_mode=False)
+    control = TmuxCommandBackend(wrapper, control_mode=True)
+    plain = TmuxCommandBackend(wrapper, control_mode=False)
     try:
         control.list_sessions(tmux_server)  # attaches: the one spawn
         before = spawns(log)
@@ -93,8 +93,8 @@ def test_no_tmux_process_per_call_over_control_mode(
 
 
 def test_answers_equal_the_subprocess_answers(
-    control: LibtmuxBackend,
-    plain: LibtmuxBackend,
+    control: TmuxCommandBackend,
+    plain: TmuxCommandBackend,
     tmux_server: ServerRef,
     session: str,
     write_to_pane: WriteToPane,
@@ -106,7 +106,7 @@ def test_answers_equal_the_subprocess_answers(
     wait_until(lambda: "%end 1 2 1" in "\n".join(plain.snapshot(tmux_server, other.pane_id).rows))
     control.set_option(tmux_server, "@weird", "a;b $x ~ #{q} \"' \\", scope="server")
     control.set_environment(tmux_server, "GMX_ENV", "line1\nline2\tx")
-    reads: list[Callable[[LibtmuxBackend], object]] = [
+    reads: list[Callable[[TmuxCommandBackend], object]] = [
         lambda b: b.list_sessions(tmux_server),
         lambda b: b.list_windows(tmux_server),
         lambda b: b.list_panes(tmux_server),
@@ -122,8 +122,8 @@ def test_answers_equal_the_subprocess_answers(
 
 
 def test_pane_text_that_looks_like_protocol_lines_is_returned_verbatim(
-    control: LibtmuxBackend,
-    plain: LibtmuxBackend,
+    control: TmuxCommandBackend,
+    plain: TmuxCommandBackend,
     tmux_server: ServerRef,
     session: str,
     tmux: RawTmux,
@@ -162,7 +162,11 @@ def test_pane_text_that_looks_like_protocol_lines_is_returned_verbatim(
     value=st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), max_size=40)
 )
 def test_any_argument_reaches_tmux_as_one_literal_word(
-    control: LibtmuxBackend, plain: LibtmuxBackend, tmux_server: ServerRef, session: str, value: str
+    control: TmuxCommandBackend,
+    plain: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    session: str,
+    value: str,
 ) -> None:
     control.set_option(tmux_server, "@probe", value, scope="server")
     assert plain.show_options(tmux_server, scope="server").get("@probe") == plain_value(
@@ -170,7 +174,7 @@ def test_any_argument_reaches_tmux_as_one_literal_word(
     )
 
 
-def plain_value(plain: LibtmuxBackend, server: ServerRef, value: str) -> str | None:
+def plain_value(plain: TmuxCommandBackend, server: ServerRef, value: str) -> str | None:
     """What show_options reports for ``value`` set through a subprocess."""
     plain.set_option(server, "@expected", value, scope="server")
     return plain.show_options(server, scope="server").get("@expected")
@@ -184,7 +188,7 @@ def _state(pid: int) -> str | None:
 
 
 def test_a_killed_client_is_replaced_and_errors_still_translate(
-    control: LibtmuxBackend, tmux_server: ServerRef, session: str, wait_until: WaitUntil
+    control: TmuxCommandBackend, tmux_server: ServerRef, session: str, wait_until: WaitUntil
 ) -> None:
     control.list_sessions(tmux_server)
     (pid,) = channel_pids(control)
@@ -199,7 +203,7 @@ def test_a_killed_client_is_replaced_and_errors_still_translate(
 
 
 def test_without_a_session_commands_fall_back_to_a_subprocess(
-    control: LibtmuxBackend, tmux_server: ServerRef
+    control: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     assert control.list_sessions(tmux_server) == []
     assert channel_pids(control) == set()
@@ -211,8 +215,8 @@ def test_without_a_session_commands_fall_back_to_a_subprocess(
 
 @pytest.mark.parametrize("policy", ["latest", "largest", "smallest"])
 def test_the_client_changes_no_size_and_counts_as_nobody(
-    control: LibtmuxBackend,
-    plain: LibtmuxBackend,
+    control: TmuxCommandBackend,
+    plain: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     policy: str,
@@ -232,7 +236,7 @@ def test_the_client_changes_no_size_and_counts_as_nobody(
 
 
 def test_concurrent_calls_each_get_their_own_answer(
-    control: LibtmuxBackend, tmux_server: ServerRef, session: str
+    control: TmuxCommandBackend, tmux_server: ServerRef, session: str
 ) -> None:
     failures: list[str] = []
 
@@ -252,7 +256,7 @@ def test_concurrent_calls_each_get_their_own_answer(
 
 
 def test_waits_over_control_mode_see_signals_and_absorb_none(
-    control: LibtmuxBackend, tmux_server: ServerRef, session: str
+    control: TmuxCommandBackend, tmux_server: ServerRef, session: str
 ) -> None:
     assert control.wait_for(tmux_server, "chan", 0.05) is False
     control.signal_channel(tmux_server, "chan")  # held by tmux: nobody waits

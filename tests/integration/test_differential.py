@@ -51,7 +51,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, reject, settings
 
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.integration.differential_script import (
     ClearHistory,
     Exit,
@@ -158,7 +158,7 @@ def driver_listener(isolated_env: Path, tmux_server: ServerRef) -> Iterator[Driv
 
 
 def test_barrier_reflects_every_line_at_once(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     driver_listener: DriverListener,
     tmux_bin: str,
@@ -211,7 +211,7 @@ def test_scripts_tmux_cannot_run_are_rejected() -> None:
 
 def run_lockstep(
     version: str,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     server: ServerRef,
     listener: DriverListener,
     script: Script,
@@ -392,7 +392,7 @@ def tally(record_testsuite_property: Callable[[str, object], None]) -> Iterator[
 def test_simulator_matches_tmux(
     script: Script,
     tmux_version: str,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     driver_listener: DriverListener,
     tally: Tally,

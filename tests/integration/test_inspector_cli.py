@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 
 from .conftest import WaitUntil
 
@@ -78,7 +78,7 @@ def test_inspector_lists_the_tools_with_schemas_and_annotations(tmux_server: Ser
 
 def test_inspector_drives_a_pane_with_a_capture_since_round_trip(
     tmux_server: ServerRef,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     pane: str,
     wait_until: WaitUntil,
 ) -> None:

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from gridmux.backend import PaneState, RowBound, ServerRef, resolve_row_range
+from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.backend._formats import parse_state
-from gridmux.backend._libtmux import LibtmuxBackend
 from gridmux.backend._runner import TmuxRunner
 from gridmux.backend._snapshot import capture_command, state_command
 
@@ -46,7 +46,7 @@ def _check_rows(state: PaneState, top: int, rows: Sequence[str]) -> None:
 
 @pytest.fixture
 def flooding_pane(
-    backend: LibtmuxBackend, tmux_server: ServerRef, wait_until: Callable[..., None]
+    backend: TmuxCommandBackend, tmux_server: ServerRef, wait_until: Callable[..., None]
 ) -> str:
     session = backend.new_session(tmux_server, width=40, height=12, command="exec seq 1 2000000000")
     assert session.active_pane_id is not None
@@ -59,7 +59,7 @@ def flooding_pane(
 
 
 def test_snapshots_are_atomic_under_a_flood(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux_bin: str,
     flooding_pane: str,

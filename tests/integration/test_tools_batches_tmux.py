@@ -10,7 +10,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call
 
 pytestmark = pytest.mark.tmux
@@ -117,7 +117,7 @@ async def test_refused_rows_change_nothing_on_tmux(
 
 
 async def test_a_readonly_server_runs_readonly_batches_only(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: Callable[..., str],
 ) -> None:

@@ -15,7 +15,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitUntil
@@ -196,7 +196,7 @@ async def test_environment_global_and_session(
 
 async def test_buffer_lifecycle(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     pane: str,
@@ -235,7 +235,7 @@ async def test_buffer_lifecycle(
 
 async def test_paste_buffer_bracket_markers(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
 ) -> None:
@@ -262,7 +262,7 @@ async def test_paste_buffer_bracket_markers(
 
 async def test_paste_buffer_needs_a_clear_target(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     pane: str,
@@ -280,7 +280,7 @@ async def test_paste_buffer_needs_a_clear_target(
 
 async def test_paste_buffer_into_a_dead_pane_is_refused(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     wait_until: WaitUntil,

@@ -21,7 +21,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitUntil
@@ -161,7 +161,7 @@ async def test_get_server_info_and_kill_server_really_end_the_server(
 
 @pytest.fixture
 async def caller_client(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux
 ) -> AsyncIterator[tuple[Client, dict[str, str]]]:  # type: ignore[type-arg]
     """A client whose MCP server claims to run in the 'home' session's first pane."""
     tmux("new-session", "-d", "-s", "home", "-n", "mine", "exec sleep 100000")
@@ -213,7 +213,7 @@ async def test_kill_tools_refuse_to_end_the_mcp_servers_own_pane(
 
 
 async def test_kill_server_guard_holds_for_the_default_server_inside_tmux(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     monkeypatch: pytest.MonkeyPatch,
@@ -580,14 +580,14 @@ async def test_kill_window_on_real_tmux(
 
 
 def test_backend_lists_nothing_on_a_server_without_sessions(
-    backend: LibtmuxBackend, tmux_server: ServerRef
+    backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     assert backend.list_windows(tmux_server) == []
     assert backend.list_panes(tmux_server) == []
 
 
 def test_backend_new_window_direction_and_last_flag(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
 ) -> None:

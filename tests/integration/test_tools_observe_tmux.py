@@ -12,7 +12,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
@@ -20,7 +20,7 @@ from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
 pytestmark = pytest.mark.tmux
 
 
-def screen(backend: LibtmuxBackend, server: ServerRef, pane: str) -> list[str]:
+def screen(backend: TmuxCommandBackend, server: ServerRef, pane: str) -> list[str]:
     """Every retained row, blank rows below the last text left out."""
     rows = list(backend.snapshot(server, pane, start="-").rows)
     while rows and not rows[-1]:
@@ -98,7 +98,7 @@ async def test_run_command_joins_wrapped_output_and_keeps_shell_state(
 
 async def test_run_command_timeout_leaves_the_pane_usable(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     wait_until: WaitUntil,
@@ -130,14 +130,14 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
     tmux_bin: str,
     tmux_server: ServerRef,
     isolated_env: Path,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     wait_until: WaitUntil,
     pane: str,
 ) -> None:
     """Reads, typing, the wait and the reads after it: one command list, one
     process (wrapped output included); a timeout adds the one that ends the wait."""
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
-    plain = LibtmuxBackend(wrapper, control_mode=False)
+    plain = TmuxCommandBackend(wrapper, control_mode=False)
     settings = Settings(socket_path=tmux_server.socket_path)
     async with Client(create_server(plain, settings)) as client:
         commands = ["echo one", "printf 'x%.0s' $(seq 150); echo", "false", "seq 1 300"]
@@ -158,7 +158,7 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
 
 async def test_run_command_bad_input_types_nothing(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
 ) -> None:
@@ -176,7 +176,7 @@ async def test_run_command_bad_input_types_nothing(
 
 async def test_wait_for_text_matches_new_output(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
 ) -> None:
@@ -194,7 +194,7 @@ async def test_wait_for_text_matches_new_output(
 
 async def test_wait_for_text_times_out_as_a_result(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
 ) -> None:
@@ -206,7 +206,7 @@ async def test_wait_for_text_times_out_as_a_result(
 
 async def test_wait_for_text_stop_pattern(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
 ) -> None:
@@ -225,7 +225,7 @@ async def test_wait_for_text_stop_pattern(
 
 async def test_wait_for_content_change(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     pane: str,
 ) -> None:
@@ -246,7 +246,7 @@ async def test_wait_for_content_change(
 
 async def test_search_panes_pages_across_panes(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
     pane: str,
@@ -295,7 +295,7 @@ async def test_search_panes_pages_across_panes(
 
 async def test_send_keys_batch(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
     pane: str,

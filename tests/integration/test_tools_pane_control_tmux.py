@@ -12,7 +12,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import PaneDead, ServerRef, TmuxFailure
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitDead, WaitUntil, WriteToPane
@@ -72,13 +72,13 @@ def running(tmux: RawTmux, pane: str, command: str, wait_until: WaitUntil) -> No
     )
 
 
-def rows(backend: LibtmuxBackend, server: ServerRef, pane: str) -> list[str]:
+def rows(backend: TmuxCommandBackend, server: ServerRef, pane: str) -> list[str]:
     return [r for r in backend.snapshot(server, pane, start="-").rows if r]
 
 
 @pytest.fixture
 async def guarded(
-    backend: LibtmuxBackend, tmux_server: ServerRef, quiet_pane: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, quiet_pane: str
 ) -> AsyncIterator[Client]:  # type: ignore[type-arg]
     """A client whose server believes it runs in ``quiet_pane`` of the test server."""
     settings = Settings(
@@ -171,7 +171,7 @@ async def test_set_pane_title_refuses_control_characters(
 
 async def test_clear_pane_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -190,7 +190,7 @@ async def test_clear_pane_on_real_tmux(
 async def test_clear_pane_unknown_pane_changes_nothing(
     client: Client,  # type: ignore[type-arg]
     tmux: RawTmux,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -287,7 +287,7 @@ async def test_swap_pane_on_real_tmux(
 async def test_paste_text_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
     tmux: RawTmux,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     wait_until: WaitUntil,
@@ -324,7 +324,7 @@ async def test_paste_text_into_a_dead_pane_is_refused_and_tmux_survives(
 async def test_respawn_pane_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
     tmux: RawTmux,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     tmp_path: Path,
@@ -402,7 +402,7 @@ async def test_kill_and_respawn_refuse_the_callers_own_pane(
 async def test_copy_mode_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
     tmux: RawTmux,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -494,7 +494,7 @@ async def test_pipe_pane_on_a_dead_pane_is_refused(
 
 
 def test_backend_select_pane_directions(
-    backend: LibtmuxBackend, tmux_server: ServerRef, tmux: RawTmux, quiet_pane: str
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux, quiet_pane: str
 ) -> None:
     corners = grid(tmux, quiet_pane)
     backend.select_pane(tmux_server, quiet_pane, direction="right")
@@ -509,7 +509,7 @@ def test_backend_select_pane_directions(
 
 
 def test_backend_clear_pane(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -524,7 +524,7 @@ def test_backend_clear_pane(
 
 
 def test_backend_paste_buffer_guards_dead_panes_and_quotes_names(
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     tmux: RawTmux,
     quiet_pane: str,
@@ -546,7 +546,7 @@ def test_backend_paste_buffer_guards_dead_panes_and_quotes_names(
 
 
 def test_backend_names_with_hash_bracket_arrive_verbatim(
-    backend: LibtmuxBackend, tmux_server: ServerRef, quiet_pane: str, tmux: RawTmux
+    backend: TmuxCommandBackend, tmux_server: ServerRef, quiet_pane: str, tmux: RawTmux
 ) -> None:
     for name in ("a#[b", "a##[b", "x#{y}##"):
         backend.rename_session(tmux_server, "$0", name)

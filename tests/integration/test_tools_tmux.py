@@ -6,7 +6,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.mcp_calls import call
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
@@ -33,7 +33,7 @@ async def test_listing_and_pane_info_match_tmux(
 
 async def test_capture_and_snapshot_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     quiet_pane: str,
     write_to_pane: WriteToPane,
@@ -60,7 +60,7 @@ async def test_send_keys_and_capture_since_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
     pane: str,
     wait_until: WaitUntil,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
 ) -> None:
     def prompt_after(text: str) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from gridmux.backend import GridmuxError, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.integration.pane_driver import DriverListener, PaneDriver
 from tmuxsim import IdleProgram, ManualClock, PaneIO, Program, SimPane, SimServer, TmuxVersion
 
@@ -91,7 +91,11 @@ def sim_tmux(pane: SimPane, *args: str) -> tuple[int, str]:
 
 
 def driven_pane(
-    backend: LibtmuxBackend, server: ServerRef, listener: DriverListener, width: int, height: int
+    backend: TmuxCommandBackend,
+    server: ServerRef,
+    listener: DriverListener,
+    width: int,
+    height: int,
 ) -> tuple[str, PaneDriver]:
     session = backend.new_session(server, width=width, height=height, command=listener.command)
     assert session.active_pane_id is not None
@@ -110,7 +114,7 @@ def wait_for(predicate: Callable[[], object], what: str, timeout: float = 10.0) 
 
 @pytest.mark.parametrize("flag", ["T", "M", "F", "L", "H", "R"])
 def test_capture_flag_is_refused_exactly_where_tmux_refuses_it(
-    flag: str, version: str, run: Run, backend: LibtmuxBackend, tmux_server: ServerRef
+    flag: str, version: str, run: Run, backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     backend.new_session(tmux_server, command="exec sleep 100000")
     real = run("capture-pane", "-p", f"-{flag}", "-t", "%0")
@@ -157,7 +161,7 @@ CAPTURES = [
 def test_capture_rows_and_sgr_encoding_match_tmux(
     version: str,
     run: Run,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     listener: DriverListener,
 ) -> None:
@@ -179,7 +183,7 @@ def test_capture_rows_and_sgr_encoding_match_tmux(
 def test_scroll_on_clear_and_defaults_match_tmux(
     version: str,
     run: Run,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     listener: DriverListener,
 ) -> None:
@@ -218,7 +222,7 @@ def test_dead_pane_formats_and_message_match_tmux(
     signal: int | None,
     version: str,
     run: Run,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     listener: DriverListener,
 ) -> None:
@@ -263,7 +267,7 @@ STATE = "#{session_name}:" + DEAD + "|#{?#{==:#{pane_pid},},nopid,pid}"
 def test_pane_dead_waits_for_the_exit_status_as_tmux_does(
     version: str,
     run: Run,
-    backend: LibtmuxBackend,
+    backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     isolated_env: Path,
 ) -> None:
@@ -335,7 +339,7 @@ def _release(fifo: Path) -> None:
 
 
 def test_remain_on_exit_key_is_refused_or_kept_as_tmux_does(
-    version: str, run: Run, backend: LibtmuxBackend, tmux_server: ServerRef
+    version: str, run: Run, backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     backend.new_session(tmux_server, command="exec sleep 100000")
     server = sim_server(version)
@@ -359,7 +363,7 @@ def test_remain_on_exit_key_is_refused_or_kept_as_tmux_does(
 
 
 def test_display_message_literal_matches_tmux(
-    version: str, run: Run, backend: LibtmuxBackend, tmux_server: ServerRef
+    version: str, run: Run, backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:
     backend.new_session(tmux_server, command="exec sleep 100000")
     sim = _first_pane(version)
@@ -371,7 +375,7 @@ def test_display_message_literal_matches_tmux(
 
 
 def test_window_layouts_print_and_apply_as_tmux_does(
-    version: str, run: Run, backend: LibtmuxBackend, tmux_server: ServerRef, tmux_bin: str
+    version: str, run: Run, backend: TmuxCommandBackend, tmux_server: ServerRef, tmux_bin: str
 ) -> None:
     backend.new_session(tmux_server, width=80, height=24, command="exec sleep 100000")
     run("split-window", "-d", "-t", "%0", "exec sleep 100000")

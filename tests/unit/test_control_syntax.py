@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gridmux.backend._channels import carried
+from gridmux.backend._commands import quote_word
 from gridmux.backend._control_syntax import (
     ProtocolError,
     find_token_block,
     parse_segment,
-    quote_word,
     request_lines,
 )
+from gridmux.backend._control_transport import carried
 from gridmux.backend._formats import gridmux_clients
 
 

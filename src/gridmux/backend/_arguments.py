@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from gridmux.errors import InvalidArgument, TmuxFailure
 
-from ._runner import format_literal
+from ._commands import format_literal
 from ._types import OptionScope, ServerRef, SplitDirection
 
 _T = TypeVar("_T")

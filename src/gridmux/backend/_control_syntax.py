@@ -25,38 +25,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._runner import Command
+from ._commands import Command, command_text
 
-# Words the parser takes literally without quotes (no #, %, {, }, ~, $ ...).
-_BARE = re.compile(r"^[A-Za-z0-9_./:@,+=-]+$")
 _GUARD = re.compile(rb"^%(begin|end|error) (\d+) (\d+) (\d+)$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-#: Inside double quotes: ``\\ " $ ~`` escaped, control characters as octal.
-_DOUBLE_QUOTED = {ord(ch): "\\" + ch for ch in '\\"$~'} | {
-    code: f"\\{code:03o}" for code in (*range(0x20), 0x7F)
-}
-
-
-def quote_word(arg: str) -> str:
-    """``arg`` as one literal word of a tmux command line.
-
-    Single quotes take everything literally; double quotes are used when the
-    word holds a quote or a control character. There ``$`` and a leading
-    ``~`` would expand, so ``\\ " $ ~`` are escaped with a backslash and
-    control characters written as three-digit octal escapes (verified on
-    tmux 3.3a, 3.5a, 3.7c and 3.8).
-    """
-    if _BARE.match(arg):
-        return arg
-    if "'" not in arg and not _CONTROL.search(arg):
-        return "'" + arg + "'"
-    return '"' + arg.translate(_DOUBLE_QUOTED) + '"'
-
-
-def command_text(command: Command) -> str:
-    if not command:
-        raise ValueError("empty tmux command")
-    return " ".join(quote_word(arg) for arg in command)
 
 
 def marker_command(token: str) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ._libtmux import LibtmuxBackend
+from ._command_backend import TmuxCommandBackend
 from ._protocol import TmuxBackend
 from ._types import ServerRef
 
 
-def libtmux_backend(settings: object) -> TmuxBackend:
-    return LibtmuxBackend(
+def tmux_backend(settings: object) -> TmuxBackend:
+    return TmuxCommandBackend(
         getattr(settings, "tmux_bin", None),
         default_server=ServerRef(
             socket_name=getattr(settings, "socket_name", None),

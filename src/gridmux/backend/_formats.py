@@ -197,7 +197,7 @@ SESSION_FIELDS = (
 #: ``list-clients -F``: each client's session and flags, one line each.
 CLIENT_SESSION_FORMAT = "#{client_pid}:#{session_id}:#{client_flags}"
 _CLIENT_LINE = re.compile(rb"\d+:(\$\d+):([A-Za-z0-9,-]*)\n")
-#: The flags gridmux attaches its control clients with (``_channels.ATTACH``).
+#: The flags gridmux attaches its control clients with (``_control_transport.ATTACH``).
 _GRIDMUX_CLIENT = frozenset({"control-mode", "no-output", "ignore-size"})
 
 

@@ -26,8 +26,9 @@ from ._arguments import (
     split_args,
     tmux_release,
 )
+from ._commands import decode, format_literal, pane_condition
 from ._formats import RecordFormat
-from ._runner import UsesRunner, decode, format_literal, pane_condition
+from ._runner import UsesRunner
 from ._types import (
     PaneDirection,
     PaneInfo,

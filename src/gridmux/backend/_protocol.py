@@ -1,7 +1,8 @@
 """The one interface every gridmux tool is written against.
 
 Two implementations satisfy it structurally: the real backend
-(``gridmux.backend.LibtmuxBackend``, tmux through libtmux and subprocess) and
+(``gridmux.backend._command_backend.TmuxCommandBackend``: tmux's command
+language over a control-mode client or a process per list) and
 the simulator (``tmuxsim.SimBackend``). Methods take and return plain values
 from ``_types``; failures raise the classes in ``gridmux.errors``.
 

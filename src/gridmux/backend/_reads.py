@@ -23,9 +23,10 @@ from ._arguments import (
     scope_args,
     socket_name,
 )
-from ._control_syntax import command_text, quote_word
+from ._commands import Command, command_text, decode, quote_word, split_lines
+from ._failures import ServerNotRunning
 from ._formats import STATE_FORMAT, RecordFormat
-from ._runner import Command, ServerNotRunning, UsesRunner, decode, default_socket_path, split_lines
+from ._runner import UsesRunner
 from ._show_output import parse_environment, parse_hooks, parse_options
 from ._snapshot import (
     capture_command,
@@ -34,6 +35,7 @@ from ._snapshot import (
     snapshot_commands,
     state_command,
 )
+from ._transport import default_socket_path
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -237,7 +239,7 @@ class ReadOperations(UsesRunner):
         a control-mode client: there a list costs no process, and replies of
         thousands of blocks would only slow the parser down.
         """
-        if self._runner.channels is not None:
+        if self._runner.control_mode:
             return self._listed_then_read(server, start, end, join_wrapped)
         what = "read every pane"
         fmt = RecordFormat(formats.PANE_FIELDS)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
+from ._commands import Command, decode, split_lines
 from ._formats import STATE_FORMAT, FormatError, parse_state
-from ._runner import Command, decode, split_lines
 from ._types import PaneSnapshot, PaneState, RowBound, resolve_row_range
 
 # capture-pane accepts INT_MIN..32767 for -S/-E and treats larger values as

@@ -34,11 +34,13 @@ import time
 from gridmux.errors import GridmuxError, TmuxFailure, TmuxTimeout
 
 from . import _formats as formats
-from ._control_syntax import command_text
+from ._commands import Command, command_text, decode
+from ._failures import checked, describe_server
 from ._formats import STATE_FORMAT, RecordFormat
 from ._reads import split_record
-from ._runner import Command, TmuxRunner, checked, decode, describe_server, reap
+from ._runner import TmuxRunner
 from ._snapshot import capture_command, parse_snapshot
+from ._subprocess_transport import completed, reap
 from ._types import LineToType, PaneState, ServerRef, TypedRun
 
 #: How often the waiting process is looked at (timeout, stop, the pane's pid).
@@ -178,7 +180,7 @@ def _watch(
     what: str,
 ) -> bytes:
     """Run ``commands``, release its wait when it must end; its stdout."""
-    proc = runner.start(server, commands, what, with_stdin=False)
+    proc = runner.start(server, commands, what)
     assert proc.stdout is not None
     assert proc.stderr is not None
     out = bytearray()
@@ -228,7 +230,7 @@ def _watch(
                 # The list may have typed the line; never leave its shell held.
                 with contextlib.suppress(GridmuxError):
                     runner.run(server, [["wait-for", "-S", line.ack]], what=f"release {what}")
-    return checked(server, what, returncode, bytes(out), stderr)
+    return checked(server, what, completed(returncode, bytes(out), stderr))
 
 
 def _sections(out: bytes, tokens: _Tokens, what: str) -> dict[str, bytes]:

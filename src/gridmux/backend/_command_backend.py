@@ -1,17 +1,20 @@
-"""The real backend: tmux itself, one command list per operation.
+"""The real backend: tmux's own command language, one command list per operation.
 
-Every call is one tmux command list built and run by ``_runner.TmuxRunner``
-(argv lists, ``-u``, ``-L``/``-S``, a deadline, error translation in one
-place), over a persistent control-mode client (``_channels``) or as one
-subprocess, with our own formats from ``_formats``. The operations are grouped by
-concern: ``_reads.ReadOperations`` (discovery, state, snapshots, settings),
-``_objects.ObjectOperations`` (sessions, windows, panes) and, here, input,
-content, options, environment, buffers and wait-for channels.
+Every call is one tmux command list, built here and run by
+``_runner.TmuxRunner`` (argv lists, ``-u``, ``-L``/``-S``, a deadline, error
+translation in one place) over one of two transports: a persistent
+control-mode client per server (``_control_transport``) or one tmux process
+per list (``_subprocess_transport``), with our own formats from ``_formats``.
+The operations are grouped by concern: ``_reads.ReadOperations`` (discovery,
+state, snapshots, settings), ``_objects.ObjectOperations`` (sessions,
+windows, panes) and, here, input, content, options, environment, buffers and
+wait-for channels.
 
 libtmux's command layer is deliberately not in the path: it has no timeout,
 does not pass ``-u``, drops trailing empty output lines, and answers each
 creation with several follow-up listings, where ``new-session -P -F`` gives
-the same facts in one call.
+the same facts in one call. libtmux serves the tests instead (fixtures and
+an independent oracle).
 """
 
 from __future__ import annotations
@@ -22,16 +25,17 @@ from gridmux.errors import InvalidArgument, PaneDead
 
 from . import _typed_run as typed_run
 from ._arguments import check_env_name, check_id, check_name, scope_args
+from ._commands import Command, command_quote, decode, format_literal, pane_condition
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
-from ._runner import Command, TmuxRunner, command_quote, decode, format_literal, pane_condition
+from ._runner import TmuxRunner
 from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
 _DEAD_MARK = "gridmux:pane-dead"
 
 
-class LibtmuxBackend(ReadOperations, ObjectOperations):
+class TmuxCommandBackend(ReadOperations, ObjectOperations):
     """``TmuxBackend`` on a real tmux binary (3.2a or newer).
 
     ``tmux_bin``: the executable; looked up on ``PATH`` at first use when None
@@ -40,7 +44,8 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
     seconds any tmux command may take (``TmuxTimeout`` after), except
     ``wait_for``, which runs as long as its own ``timeout``. ``control_mode``:
     carry commands over one persistent control-mode client per server
-    (``_channels``) instead of a subprocess each; ``close()`` stops them.
+    (``_control_transport``) where they can, instead of a subprocess each;
+    ``close()`` stops them.
     """
 
     def __init__(
@@ -62,7 +67,7 @@ class LibtmuxBackend(ReadOperations, ObjectOperations):
 
     @property
     def control_mode(self) -> bool:
-        return self._runner.channels is not None
+        return self._runner.control_mode
 
     @property
     def command_timeout(self) -> float:

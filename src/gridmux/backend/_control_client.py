@@ -10,10 +10,11 @@ A request is one command line (the command list, kept atomic) plus a sentinel
 line; ``_control_syntax`` builds them and splits the reply. Requests are
 serialized by a lock: tmux runs one client's lines in order anyway.
 
-The channel reports a request it could not deliver by returning ``None``,
-and the caller runs it as a subprocess instead. That is only done when tmux
-provably did not run the line (no block of ours came back); a client lost
-part-way through a reply is an error, never a silent retry.
+The client reports a request it could not deliver by raising ``NotCarried``,
+and the runner runs it on the next transport instead. That is only done
+when tmux provably did not run the line (no block of ours came back); a
+client lost part-way through a reply is ``TransportBroken``, never a silent
+retry.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from ._commands import Command
 from ._control_syntax import (
     Guard,
     ProtocolError,
@@ -36,7 +37,7 @@ from ._control_syntax import (
     parse_segment,
     request_lines,
 )
-from ._runner import Command
+from ._transport import Completed, NotCarried, TransportBroken, TransportTimeout
 
 _READ_SIZE = 1 << 16
 #: Longer lines go as a subprocess (argv has room; a control line is buffered whole).
@@ -47,25 +48,7 @@ RETRY_AFTER = 1.0
 _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 
 
-class ControlTimeout(Exception):
-    """tmux did not finish a request in time; the client has been stopped."""
-
-
-class ControlFailed(Exception):
-    """tmux answered a wait with an error (its message is the argument)."""
-
-
-class ControlBroken(Exception):
-    """The client ended in the middle of a reply: the command may have run in part."""
-
-
-@dataclass(frozen=True, slots=True)
-class ControlReply:
-    stdout: bytes
-    error: str | None  # tmux's message when a command failed (the rest did not run)
-
-
-class ControlChannel:
+class ControlClient:
     """One ``tmux -C`` client process and the state of its output stream."""
 
     def __init__(self, argv: Sequence[str], *, timeout: float) -> None:
@@ -125,7 +108,7 @@ class ControlChannel:
         self._buffer.clear()
         try:
             attached = self._await_attach()
-        except ControlTimeout:
+        except TransportTimeout:
             attached = False
         if not attached:
             text = bytes(self._buffer).decode(errors="replace")
@@ -171,72 +154,64 @@ class ControlChannel:
         return f"{self._prefix}x{next(self._serial)}"
 
     # -- requests --------------------------------------------------------------
-    def request(self, commands: Sequence[Command]) -> ControlReply | None:
-        """Run ``commands`` as one list; None when tmux did not run them."""
+    def request(self, commands: Sequence[Command]) -> Completed:
+        """Run ``commands`` as one list; ``NotCarried`` when tmux did not run them."""
         markers = [self._token() for _ in commands[1:]]
         sentinel = self._token()
         data = request_lines(commands, markers, sentinel)
         if len(data) > MAX_LINE_BYTES:
-            return None
+            raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
         with self._lock:
             # A client found dead is replaced once; if the new one cannot
-            # take the line either, the caller runs it as a subprocess.
+            # take the line either, the runner tries the next transport.
             for _attempt in range(2):
                 if not self._ready():
-                    return None
+                    raise NotCarried("no control client is attached")
                 try:
                     lines = self._exchange(data, sentinel)
-                except ControlTimeout:
+                except TransportTimeout:
                     self._stop()
                     raise
-                except ProtocolError as exc:
-                    self._stop()
-                    raise ControlBroken(str(exc)) from exc
                 if lines is not None:
-                    try:
-                        return self._reply(lines[:-1], markers)
-                    except ProtocolError as exc:
-                        self._stop()
-                        raise ControlBroken(str(exc)) from exc
+                    return self._reply(lines[:-1], markers)
                 reply = self._lost(markers, commands)
                 if reply is not None:
                     return reply
-            return None
+            raise NotCarried("the control client ended before running the line")
 
-    def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> bool | None:
-        """``wait-for name`` on this client: True once signalled, False after ``timeout``.
+    def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> Completed | None:
+        """``wait-for name`` on this client: tmux's answer once signalled, None after ``timeout``.
 
-        None when tmux did not run it (the caller uses a subprocess). At the
-        deadline ``release`` must signal the channel from elsewhere; that wakes
-        this client's wait, which tmux then answers.
+        ``NotCarried`` when tmux did not run it. At the deadline ``release``
+        must signal the channel from elsewhere; that wakes this client's wait,
+        which tmux then answers (an error in that answer is still returned).
         """
         sentinel = self._token()
-        data = request_lines([["wait-for", name]], [], sentinel)
+        command = ["wait-for", name]
+        data = request_lines([command], [], sentinel)
         with self._lock:
             if not self._ready():
-                return None
+                raise NotCarried("no control client is attached")
             try:
                 lines = self._exchange(data, sentinel, time.monotonic() + timeout)
                 signalled = True
-            except ControlTimeout:
+            except TransportTimeout:
                 release()
                 signalled = False
                 try:
                     lines = self._await(sentinel, time.monotonic() + self._timeout)
-                except ControlTimeout:
+                except TransportTimeout:
                     self._stop()
                     raise
             if lines is None:
-                reply = self._lost([], [["wait-for", name]])
+                reply = self._lost([], [command])
                 if reply is None:
-                    return None
+                    raise NotCarried("the control client ended before running the wait")
             else:
                 reply = self._reply(lines[:-1], [])
-            if reply.error is not None:
-                raise ControlFailed(reply.error)
-            return signalled
+            return reply if signalled or reply.status else None
 
-    def _lost(self, markers: list[str], commands: Sequence[Command]) -> ControlReply | None:
+    def _lost(self, markers: list[str], commands: Sequence[Command]) -> Completed | None:
         """The client ended before the sentinel. None if our line never ran."""
         lines = bytes(self._buffer).split(b"\n")[:-1]  # drop a partial last line
         self._stop()
@@ -249,14 +224,22 @@ class ControlChannel:
         if not ran:
             return None
         try:
-            return self._reply(lines, markers)
+            return self._parsed(lines, markers)
         except ProtocolError:
             names = " ; ".join(command[0] for command in commands)
-            raise ControlBroken(
+            raise TransportBroken(
                 f"the tmux control client ended while running {names}; it may have run in part"
             ) from None
 
-    def _reply(self, lines: list[bytes], markers: list[str]) -> ControlReply:
+    def _reply(self, lines: list[bytes], markers: list[str]) -> Completed:
+        """The answer of a request whose sentinel came back (the client stays)."""
+        try:
+            return self._parsed(lines, markers)
+        except ProtocolError as exc:
+            self._stop()
+            raise TransportBroken(str(exc)) from exc
+
+    def _parsed(self, lines: list[bytes], markers: list[str]) -> Completed:
         """Split the reply by its markers and gather output and error."""
         bounds: list[tuple[int, int]] = []
         start = 0
@@ -272,11 +255,12 @@ class ControlChannel:
             segment = parse_segment(lines[low:high], self._own_flags)
             output += segment.output
             if segment.error is not None:
+                # tmux's message when a command failed (the rest did not run)
                 message = b"\n".join(segment.error).decode("utf-8", errors="replace")
-                return ControlReply(stdout=_joined(output), error=message)
+                return Completed(stdout=_joined(output), stderr=message, status=1)
         if len(bounds) != len(markers) + 1:
             raise ProtocolError("a command list stopped without an error")
-        return ControlReply(stdout=_joined(output), error=None)
+        return Completed(stdout=_joined(output))
 
     def _exchange(
         self, data: bytes, sentinel: str, deadline: float | None = None
@@ -322,7 +306,7 @@ class ControlChannel:
         fd = proc.stdout.fileno()
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not self._poller.poll(max(1, math.ceil(remaining * 1000))):
-            raise ControlTimeout(f"no answer within {self._timeout:g}s")
+            raise TransportTimeout(f"no answer within {self._timeout:g}s")
         chunk = os.read(fd, _READ_SIZE)
         self._buffer += chunk
         return bool(chunk)
@@ -335,7 +319,8 @@ class ControlChannel:
         begin = Guard.parse(lines[-1])
         end = Guard.parse(block[1]) if len(block) == 2 else None
         if begin is None or end is None or block[0] != sentinel.encode() or not end.closes(begin):
-            raise ProtocolError("the request's closing block is malformed")
+            self._stop()
+            raise TransportBroken("the request's closing block is malformed")
         return lines
 
 

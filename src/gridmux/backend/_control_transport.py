@@ -1,0 +1,133 @@
+"""The control-mode transport: one control client per server, and what it carries.
+
+Most commands behave the same from a control client as from a one-off
+``tmux`` process, because every command we send names its target. These do
+not, and the transport declines them (``NotCarried``: the runner hands them
+to the subprocess transport):
+
+* ``wait-for`` (waiting) blocks the client's whole queue until signalled, so it gets
+  a control client of its own (``ControlTransport.wait_for``), kept for the next wait;
+* ``kill-*``, ``detach-client``, ``switch-client``, ``attach-session`` can end
+  or move the control client itself in the middle of its reply;
+* commands that read standard input (``load-buffer -``) have none in control
+  mode, and ``save-buffer -`` writes to a file descriptor control mode lacks.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+
+from ._commands import Command
+from ._control_client import ControlClient
+from ._transport import Completed, NotCarried, TmuxProgram, default_socket_path
+from ._types import ServerRef
+
+SUBPROCESS_ONLY = frozenset(
+    {
+        "wait-for",
+        "kill-server",
+        "kill-session",
+        "kill-window",
+        "kill-pane",
+        "detach-client",
+        "switch-client",
+        "attach-session",
+        "load-buffer",
+        "save-buffer",
+    }
+)
+#: The control client: never starts a server (-N; attach-session would, and
+#: that server, finding no session, exits under the feet of the next caller),
+#: attached with no pane output and no say in window sizes; ``new-layouts``
+#: (3.8+; older releases ignore unknown flags) makes ``#{window_layout}``
+#: print what a one-off tmux process sees, not the pre-3.8 form tmux keeps
+#: for control clients.
+ATTACH = ["-N", "-C", "attach-session", "-f", "no-output,ignore-size,new-layouts"]
+
+
+def carried(commands: Sequence[Command]) -> bool:
+    """Whether a command list may go over a control client.
+
+    ``wait-for -S`` (signal) and ``-U`` (unlock) return at once and are carried.
+    """
+    return all(
+        command
+        and (
+            command[0] not in SUBPROCESS_ONLY
+            or (command[0] == "wait-for" and ("-S" in command or "-U" in command))
+        )
+        for command in commands
+    )
+
+
+class ControlTransport:
+    """``Transport`` over control clients, one per tmux server socket (plus waiting ones)."""
+
+    def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
+        self._program = program
+        self._timeout = timeout
+        self._clients: dict[str, ControlClient] = {}
+        # Idle clients for wait-for, which holds a client until signalled.
+        self._waiters: dict[str, list[ControlClient]] = {}
+        self._all: list[ControlClient] = []
+        self._lock = threading.Lock()
+        weakref.finalize(self, _close_all, self._all)
+
+    def client(self, server: ServerRef) -> ControlClient:
+        key = default_socket_path(server)
+        with self._lock:
+            found = self._clients.get(key)
+            if found is None:
+                found = self._new(server)
+                self._clients[key] = found
+            return found
+
+    def _new(self, server: ServerRef) -> ControlClient:
+        argv = [*self._program.client_argv(server), *ATTACH]
+        client = ControlClient(argv, timeout=self._timeout)
+        self._all.append(client)
+        return client
+
+    def client_pids(self) -> set[int]:
+        """Process ids of the live control clients (to leave out of client lists)."""
+        with self._lock:
+            clients = list(self._all)
+        return {pid for client in clients if (pid := client.pid) is not None}
+
+    def run(
+        self, server: ServerRef, commands: Sequence[Command], *, stdin: bytes | None = None
+    ) -> Completed:
+        """The answer of ``commands`` over the server's control client."""
+        if stdin is not None or not carried(commands):
+            raise NotCarried("a command a control client must not run")
+        client = self.client(server)
+        try:
+            return client.request(commands)
+        except NotCarried:
+            if any(command[0] == "new-session" for command in commands):
+                # The next transport is about to create a session to attach to.
+                client.allow_retry()
+            raise
+
+    def wait_for(
+        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
+    ) -> Completed | None:
+        """``wait-for channel`` on an idle control client of its own."""
+        key = default_socket_path(server)
+        with self._lock:
+            idle = self._waiters.setdefault(key, [])
+            waiter = idle.pop() if idle else self._new(server)
+        result = waiter.wait_for(channel, timeout, release)
+        with self._lock:
+            idle.append(waiter)
+        return result
+
+    def close(self) -> None:
+        _close_all(self._all)
+
+
+def _close_all(clients: list[ControlClient]) -> None:
+    for client in list(clients):
+        client.close()

@@ -1,0 +1,133 @@
+"""The subprocess transport: one ``tmux`` process per command list.
+
+It carries everything, so it is the last transport the runner tries. A list
+of commands is joined with ``;`` as a separate argv element, which tmux
+parses as one command list and runs back-to-back (the atomic snapshot relies
+on it). Because tmux also treats an argv element that merely *ends* in ``;``
+as a separator, such arguments are escaped here (``x;`` is sent as
+``x\\;``), so no caller value can split a command.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+
+from ._commands import Command
+from ._transport import CannotStart, Completed, TmuxProgram, TransportTimeout
+from ._types import ServerRef
+
+
+def escape_argument(arg: str) -> str:
+    """Keep tmux from reading a trailing ``;`` as a command separator."""
+    if arg.endswith(";"):
+        return arg[:-1] + "\\;"
+    return arg
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a child and collect it, so no tmux client outlives its call."""
+    proc.kill()
+    proc.communicate()
+
+
+def completed(returncode: int, stdout: bytes, stderr: bytes) -> Completed:
+    message = stderr.decode("utf-8", errors="replace").strip()
+    return Completed(stdout=stdout, stderr=message, status=returncode)
+
+
+class SubprocessTransport:
+    """``Transport`` that starts ``tmux -u [-S path | -L name] cmd1 ; cmd2 …`` per list."""
+
+    def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
+        self.program = program
+        self.timeout = timeout
+
+    def argv(self, server: ServerRef, commands: Sequence[Command]) -> list[str]:
+        """``tmux -u [-S path | -L name] cmd1 ; cmd2 …`` as a list."""
+        if not commands:
+            raise ValueError("at least one tmux command is required")
+        argv = self.program.client_argv(server)
+        for index, command in enumerate(commands):
+            if not command:
+                raise ValueError("empty tmux command")
+            if index:
+                argv.append(";")
+            argv.append(command[0])
+            argv.extend(escape_argument(arg) for arg in command[1:])
+        return argv
+
+    def start(
+        self, server: ServerRef, commands: Sequence[Command], *, with_stdin: bool
+    ) -> subprocess.Popen[bytes]:
+        """The tmux process running ``commands``, its stdout and stderr piped."""
+        argv = self.argv(server, commands)
+        try:
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise CannotStart(argv[0], exc.strerror or str(exc)) from exc
+
+    def run(
+        self, server: ServerRef, commands: Sequence[Command], *, stdin: bytes | None = None
+    ) -> Completed:
+        """One process; after ``timeout`` it is killed and reaped (``TransportTimeout``)."""
+        proc = self.start(server, commands, with_stdin=stdin is not None)
+        try:
+            stdout, stderr = proc.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            reap(proc)
+            raise TransportTimeout(f"no answer within {self.timeout:g}s") from None
+        except BaseException:
+            reap(proc)
+            raise
+        return completed(proc.returncode, stdout, stderr)
+
+    def wait_for(
+        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
+    ) -> Completed | None:
+        """A ``tmux wait-for channel`` process; released, never killed, at ``timeout``.
+
+        tmux keeps a waiter whose client has gone away (``cmd-wait-for.c``) and
+        that dead waiter absorbs the next signal, which would then be neither
+        held nor delivered. So a timed-out wait is not killed: its still-live
+        client is woken by ``release``, then reaped. Caveat: that signal also
+        wakes any other client waiting on the same channel.
+        """
+        proc = self.start(server, [["wait-for", channel]], with_stdin=False)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return self._release(proc, release)
+        except BaseException:
+            reap(proc)
+            raise
+        return completed(proc.returncode, stdout, stderr)
+
+    def _release(
+        self, proc: subprocess.Popen[bytes], release: Callable[[], None]
+    ) -> Completed | None:
+        if proc.poll() is not None:  # signalled just as the deadline passed
+            stdout, stderr = proc.communicate()
+            return completed(proc.returncode, stdout, stderr)
+        # Normally one signal wakes our client at once. A second one is only for
+        # a client that had not even registered its wait when the first came.
+        try:
+            for grace in (min(1.0, self.timeout), self.timeout):
+                release()
+                try:
+                    proc.communicate(timeout=grace)
+                except subprocess.TimeoutExpired:
+                    continue
+                return None
+        finally:
+            if proc.poll() is None:
+                reap(proc)
+        return None
+
+    def close(self) -> None:
+        """Nothing stays open between lists."""

@@ -1,0 +1,129 @@
+"""How a command list reaches tmux: the one interface both transports implement.
+
+A transport runs a command list on one tmux server and reports what tmux
+answered (``Completed``: stdout, tmux's message, status), without judging it.
+Two implement :class:`Transport`:
+
+* ``_control_transport.ControlTransport``: one persistent control-mode client
+  per server; it raises :class:`NotCarried` for what it cannot carry;
+* ``_subprocess_transport.SubprocessTransport``: one tmux process per list;
+  it carries everything.
+
+``_runner.TmuxRunner`` holds them in order of preference, is the one place
+that falls back from one to the next, and the one place that turns answers
+and the :class:`TransportError` classes into ``gridmux.errors``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from gridmux.errors import TmuxUnavailable
+
+from ._commands import Command
+from ._types import ServerRef
+
+
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """What tmux answered a command list: ``status`` 0, or its message in ``stderr``."""
+
+    stdout: bytes
+    stderr: str = ""
+    status: int = 0
+
+
+class TransportError(Exception):
+    """A transport could not get an answer from tmux (not tmux refusing a command)."""
+
+
+class NotCarried(TransportError):
+    """This transport did not run the list at all: the next one may."""
+
+
+class TransportTimeout(TransportError):
+    """tmux did not answer within the transport's timeout; the list may have run."""
+
+
+class TransportBroken(TransportError):
+    """The connection ended in the middle of an answer: the list may have run in part."""
+
+
+class CannotStart(TransportError):
+    """The tmux executable could not be started (``program``, then the reason)."""
+
+    def __init__(self, program: str, reason: str) -> None:
+        super().__init__(program, reason)
+        self.program = program
+        self.reason = reason
+
+
+class Transport(Protocol):
+    """Runs tmux command lists on a server, each bounded by the transport's timeout."""
+
+    def run(
+        self, server: ServerRef, commands: Sequence[Command], *, stdin: bytes | None = None
+    ) -> Completed:
+        """Run ``commands`` as ONE list (back-to-back in tmux) with ``stdin`` as its input."""
+        ...
+
+    def wait_for(
+        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
+    ) -> Completed | None:
+        """``wait-for channel``: tmux's answer once signalled, None after ``timeout``.
+
+        At the deadline the transport calls ``release``, which signals the
+        channel by another route, so that tmux answers and forgets this
+        waiter (a waiter whose client simply went away would absorb the
+        channel's next signal).
+        """
+        ...
+
+    def close(self) -> None:
+        """Release what the transport holds open; later calls may open it again."""
+        ...
+
+
+class TmuxProgram:
+    """The tmux executable and how one of its clients addresses a server."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self._configured = path
+        self._resolved: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The executable, looked up on ``PATH`` at first use."""
+        if self._resolved is None:
+            if self._configured is not None:
+                self._resolved = self._configured
+            else:
+                found = shutil.which("tmux")
+                if found is None:
+                    raise TmuxUnavailable("no tmux binary on PATH: install tmux 3.2a or newer")
+                self._resolved = found
+        return self._resolved
+
+    def client_argv(self, server: ServerRef) -> list[str]:
+        """``tmux -u [-S path | -L name]``: a client of ``server``."""
+        argv = [self.path, "-u"]
+        if server.socket_path is not None:
+            argv += ["-S", server.socket_path]
+        elif server.socket_name is not None:
+            argv += ["-L", server.socket_name]
+        return argv
+
+
+def default_socket_path(server: ServerRef) -> str:
+    """The socket tmux itself would use for ``server`` (tmux.c:expand_paths)."""
+    if server.socket_path is not None:
+        return server.socket_path
+    if server.socket_name is None and os.environ.get("TMUX"):
+        return os.environ["TMUX"].split(",", 1)[0]
+    tmpdir = os.environ.get("TMUX_TMPDIR") or "/tmp"
+    name = server.socket_name or "default"
+    return os.path.join(tmpdir, f"tmux-{os.getuid()}", name)
