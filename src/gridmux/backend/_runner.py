@@ -31,6 +31,8 @@ class TmuxRunner:
     ``tmux_bin``: the executable (looked up on ``PATH`` at first use when
     None). ``command_timeout``: seconds any list may take. ``control_mode``:
     try a persistent control-mode client per server before a subprocess.
+    ``transports``: other transports to try, in this order, instead of those
+    (the subprocess transport still starts what ``start`` asks for).
     """
 
     def __init__(
@@ -39,19 +41,20 @@ class TmuxRunner:
         *,
         command_timeout: float = 10.0,
         control_mode: bool = False,
+        transports: Sequence[Transport] = (),
     ) -> None:
         if command_timeout <= 0:
             raise ValueError("command_timeout must be positive")
         self.command_timeout = command_timeout
         program = TmuxProgram(tmux_bin)
         self.subprocess = SubprocessTransport(program, timeout=command_timeout)
-        self.control: ControlTransport | None = None
-        transports: list[Transport] = []
-        if control_mode:
-            self.control = ControlTransport(program, timeout=command_timeout)
-            transports.append(self.control)
-        transports.append(self.subprocess)
-        self._transports: tuple[Transport, ...] = tuple(transports)
+        if not transports:
+            control = [ControlTransport(program, timeout=command_timeout)] if control_mode else []
+            transports = [*control, self.subprocess]
+        self._transports = tuple(transports)
+        self.control = next(
+            (found for found in self._transports if isinstance(found, ControlTransport)), None
+        )
 
     @property
     def control_mode(self) -> bool:

@@ -1,0 +1,158 @@
+"""The runner over the Transport interface, without tmux: fallback and error translation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from gridmux.backend._commands import Command
+from gridmux.backend._failures import ServerNotRunning
+from gridmux.backend._runner import TmuxRunner
+from gridmux.backend._subprocess_transport import SubprocessTransport
+from gridmux.backend._transport import (
+    CannotStart,
+    Completed,
+    NotCarried,
+    TmuxProgram,
+    Transport,
+    TransportBroken,
+    TransportError,
+    TransportTimeout,
+)
+from gridmux.backend._types import ServerRef
+from gridmux.errors import NotFound, TmuxFailure, TmuxTimeout, TmuxUnavailable
+
+SERVER = ServerRef(socket_name="t")
+
+
+@dataclass
+class Scripted:
+    """A transport answering every list with ``outcome`` (an answer or an error to raise)."""
+
+    outcome: Completed | TransportError
+    #: what a wait answers (None: it timed out, after calling ``release``)
+    waited: Completed | TransportError | None = None
+    runs: list[list[list[str]]] = field(default_factory=list)
+    waits: list[str] = field(default_factory=list)
+
+    def run(
+        self, server: ServerRef, commands: Sequence[Command], *, stdin: bytes | None = None
+    ) -> Completed:
+        self.runs.append([list(command) for command in commands])
+        if isinstance(self.outcome, TransportError):
+            raise self.outcome
+        return self.outcome
+
+    def wait_for(
+        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
+    ) -> Completed | None:
+        self.waits.append(channel)
+        if isinstance(self.waited, TransportError):
+            raise self.waited
+        if self.waited is None:
+            release()
+        return self.waited
+
+    def close(self) -> None:
+        pass
+
+
+def runner(*transports: Transport) -> TmuxRunner:
+    return TmuxRunner("tmux", command_timeout=2.5, transports=transports)
+
+
+def test_not_carried_falls_back_to_the_next_transport_only() -> None:
+    declines, answers = Scripted(NotCarried("no")), Scripted(Completed(b"out\n"))
+    assert runner(declines, answers).run(SERVER, [["ls"]], what="list") == b"out\n"
+    assert declines.runs == [[["ls"]]]
+    assert answers.runs == [[["ls"]]]
+    first, second = Scripted(Completed(b"first\n")), Scripted(Completed(b"second\n"))
+    assert runner(first, second).run(SERVER, [["ls"]], what="list") == b"first\n"
+    assert second.runs == []
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ("can't find pane: %9", NotFound),
+        ("no server running on /tmp/tmux-1/t", ServerNotRunning),
+        ("error connecting to /tmp/x (No such file or directory)", ServerNotRunning),
+        ("pane %1 still active", TmuxFailure),
+    ],
+)
+def test_a_refusal_becomes_the_error_it_means(message: str, error: type[Exception]) -> None:
+    refused = Scripted(Completed(b"", stderr=message, status=1))
+    with pytest.raises(error) as raised:
+        runner(refused).run(SERVER, [["kill-pane", "-t", "%9"]], what="kill pane %9")
+    assert type(raised.value) is error
+    assert "kill pane %9" in str(raised.value)
+    assert message in str(raised.value)
+
+
+def test_a_silent_refusal_names_its_status() -> None:
+    refused = Scripted(Completed(b"", status=3))
+    with pytest.raises(TmuxFailure, match="tmux exited with status 3"):
+        runner(refused).run(SERVER, [["ls"]], what="list")
+
+
+@pytest.mark.parametrize(
+    ("failure", "error", "text"),
+    [
+        (TransportTimeout("late"), TmuxTimeout, "did not answer within 2.5s while trying to list"),
+        (TransportBroken("cut"), TmuxFailure, "tmux failed to list on tmux server 't': cut"),
+        (CannotStart("/no/tmux", "No such file"), TmuxUnavailable, "'/no/tmux' failed to start"),
+        (NotCarried("nobody"), TmuxFailure, "tmux failed to list"),
+    ],
+)
+def test_transport_failures_become_the_error_tree(
+    failure: TransportError, error: type[Exception], text: str
+) -> None:
+    with pytest.raises(error, match=text) as raised:
+        runner(Scripted(NotCarried("no")), Scripted(failure)).run(SERVER, [["ls"]], what="list")
+    assert type(raised.value) is error
+
+
+def test_a_failure_of_the_first_transport_is_not_retried_elsewhere() -> None:
+    # The list may have run: running it again on the subprocess would repeat it.
+    later = Scripted(Completed(b""))
+    with pytest.raises(TmuxTimeout):
+        runner(Scripted(TransportTimeout("late")), later).run(SERVER, [["ls"]], what="list")
+    assert later.runs == []
+
+
+def test_wait_channel_signalled_timed_out_and_released() -> None:
+    signalled = Scripted(Completed(b""), waited=Completed(b""))
+    assert runner(signalled).wait_channel(SERVER, "c", 1.0, what="wait") is True
+    assert (signalled.waits, signalled.runs) == (["c"], [])
+    declines = Scripted(NotCarried("no"), waited=NotCarried("no"))
+    timed_out = Scripted(Completed(b""), waited=None)
+    assert runner(declines, timed_out).wait_channel(SERVER, "c", 1.0, what="wait") is False
+    assert timed_out.waits == ["c"]
+    # released by a signal of our own, on the first transport that carries it
+    assert declines.runs == timed_out.runs == [[["wait-for", "-S", "c"]]]
+    refused = Scripted(Completed(b""), waited=Completed(b"", stderr="no server running", status=1))
+    with pytest.raises(ServerNotRunning, match="wait"):
+        runner(refused).wait_channel(SERVER, "c", 1.0, what="wait")
+
+
+def test_the_default_transports_follow_control_mode() -> None:
+    plain = TmuxRunner("tmux")
+    assert (plain.control_mode, plain.control) == (False, None)
+    control = TmuxRunner("tmux", control_mode=True)
+    assert control.control_mode
+    assert control.control is not None
+
+
+def test_subprocess_argv_is_one_list_with_escaped_separators() -> None:
+    transport = SubprocessTransport(TmuxProgram("/bin/tmux"), timeout=1.0)
+    argv = transport.argv(SERVER, [["display-message", "-p", "a;"], ["ls"]])
+    assert argv == ["/bin/tmux", "-u", "-L", "t", "display-message", "-p", "a\\;", ";", "ls"]
+
+
+def test_subprocess_transport_that_cannot_start() -> None:
+    transport = SubprocessTransport(TmuxProgram("/nonexistent/tmux"), timeout=1.0)
+    with pytest.raises(CannotStart) as raised:
+        transport.run(SERVER, [["ls"]])
+    assert raised.value.program == "/nonexistent/tmux"
