@@ -119,10 +119,18 @@ class ControlTransport:
         with self._lock:
             idle = self._waiters.setdefault(key, [])
             waiter = idle.pop() if idle else self._new(server)
-        result = waiter.wait_for(channel, timeout, release)
-        with self._lock:
-            idle.append(waiter)
-        return result
+        kept = True
+        try:
+            return waiter.wait_for(channel, timeout, release)
+        except NotCarried:
+            raise  # it never ran the wait: the client is as good as before
+        except BaseException:
+            kept = False  # it may be mid-answer: never hand it to another wait
+            raise
+        finally:
+            if kept:
+                with self._lock:
+                    idle.append(waiter)
 
     def close(self) -> None:
         _close_all(self._all)
