@@ -104,6 +104,14 @@ def test_answers_equal_the_subprocess_answers(
     text = "tab\there ünï 漢字 $HOME ~ #{pane_id} ; {x} 'q' \"d\" \\ %end 1 2 1\n" * 3
     write_to_pane(other.pane_id, text.encode())
     wait_until(lambda: "%end 1 2 1" in "\n".join(plain.snapshot(tmux_server, other.pane_id).rows))
+    # still between the reads compared below: cat running (mid-exec its path reads '')
+    wait_until(
+        lambda: any(
+            (p.pane_id, p.current_command) == (other.pane_id, "cat") and p.current_path
+            for p in plain.list_panes(tmux_server)
+        ),
+        what="cat running in the new pane",
+    )
     control.set_option(tmux_server, "@weird", "a;b $x ~ #{q} \"' \\", scope="server")
     control.set_environment(tmux_server, "GMX_ENV", "line1\nline2\tx")
     reads: list[Callable[[TmuxCommandBackend], object]] = [
