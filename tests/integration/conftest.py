@@ -146,6 +146,9 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("TERM", "xterm-256color")
     for name in ("TMUX", "TMUX_PANE", "ENV", "PROMPT_COMMAND"):
         monkeypatch.delenv(name, raising=False)
+    for name, value in list(os.environ.items()):
+        if "\n" in value:  # show-environment prints one line per variable, unescaped
+            monkeypatch.delenv(name)
     yield root
     shutil.rmtree(root, ignore_errors=True)
 
