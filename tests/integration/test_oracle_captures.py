@@ -76,8 +76,11 @@ def written(
 ) -> libtmux.Pane:
     """The pane, after HISTORY and SCREEN were written and tmux has drawn them."""
     session = server.new_session("captures", x=WIDTH, y=HEIGHT, window_command="exec sleep 100000")
+    # tmux 3.2a sizes a detached session by default-size whatever -x/-y say.
+    session.active_window.resize(width=WIDTH, height=HEIGHT)
     pane = session.active_pane
     assert pane is not None and pane.pane_id is not None
+    assert (pane.pane_width, pane.pane_height) == (str(WIDTH), str(HEIGHT))
     pane_id = pane.pane_id
     write_to_pane(pane_id, body(HISTORY + SCREEN))
     wait_until(
@@ -137,14 +140,14 @@ def expected_snapshot(pane: libtmux.Pane) -> dict[str, Any]:
         "is_caller": None,  # the test process runs in no tmux pane
         "content_truncated": False,
         "content_truncated_lines": 0,
-        "pane_left": 0,
-        "pane_top": 0,
-        "pane_right": WIDTH - 1,
-        "pane_bottom": HEIGHT - 1,
-        "pane_at_left": True,
-        "pane_at_right": True,
-        "pane_at_top": True,
-        "pane_at_bottom": True,
+        "pane_left": _int(pane.pane_left),
+        "pane_top": _int(pane.pane_top),
+        "pane_right": _int(pane.pane_right),
+        "pane_bottom": _int(pane.pane_bottom),
+        "pane_at_left": pane.pane_at_left == "1",
+        "pane_at_right": pane.pane_at_right == "1",
+        "pane_at_top": pane.pane_at_top == "1",
+        "pane_at_bottom": pane.pane_at_bottom == "1",
     }
 
 
