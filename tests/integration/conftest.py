@@ -33,6 +33,7 @@ imports, because several ``conftest.py`` files share the module name.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -150,7 +151,20 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         if "\n" in value:  # show-environment prints one line per variable, unescaped
             monkeypatch.delenv(name)
     yield root
+    _kill_servers_under(root)
     shutil.rmtree(root, ignore_errors=True)
+
+
+def _kill_servers_under(root: Path) -> None:
+    """Kill any tmux server still listening under ``root`` (a test that failed midway
+    may leave the servers it started); every one of them belongs to this test."""
+    for path in root.rglob("*"):
+        if path.is_socket():
+            leftover = libtmux.Server(socket_path=str(path))
+            # A cleanup error must not replace the test's own result (it may exit meanwhile).
+            with contextlib.suppress(libtmux.exc.LibTmuxException):
+                if leftover.is_alive():
+                    leftover.kill()
 
 
 # -- libtmux's plugin, adapted -------------------------------------------------------------
