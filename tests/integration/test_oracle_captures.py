@@ -83,11 +83,18 @@ def written(
     assert (pane.pane_width, pane.pane_height) == (str(WIDTH), str(HEIGHT))
     pane_id = pane.pane_id
     write_to_pane(pane_id, body(HISTORY + SCREEN))
-    wait_until(
-        lambda: "last marker ✓" in (pane_now(server, pane_id).capture_pane() or []),
-        what="the last marker on screen",
-    )
+    wait_until(lambda: drawn(server, pane_id, SCREEN), what="the whole screen drawn")
     return pane_now(server, pane_id)
+
+
+def drawn(server: libtmux.Server, pane_id: str, lines: list[str]) -> bool:
+    """tmux has processed every byte of ``body(lines)``: the last non-blank line sits
+    as many rows above the cursor (at the start of its row) as it was written."""
+    pane = pane_now(server, pane_id)
+    last = max(i for i, line in enumerate(lines) if line)
+    cursor_y = _int(pane.cursor_y)
+    above = cursor_y - (len(lines) - last)
+    return pane.cursor_x == "0" and above >= 0 and rows(pane, above, above) == [lines[last]]
 
 
 def _int(value: str | None) -> int:
@@ -166,9 +173,11 @@ async def test_snapshot_matches_libtmux(
         wait_until(lambda: info(written, "scroll_position") not in {"", "0"}, what="copy mode")
     elif state == "alternate screen":
         write_to_pane(pane_id, b"\x1b[?1049h\x1b[H\x1b[2Jfull screen \xe2\x9c\x93\x1b[3;5Hat 3,5")
-        wait_until(
-            lambda: info(pane_now(server, pane_id), "cursor_x") == "10", what="the alt screen"
-        )
+
+        def at_the_end() -> bool:  # "at 3,5" written from row 3, column 5 (1-based)
+            return (info(written, "cursor_y"), info(written, "cursor_x")) == ("2", "10")
+
+        wait_until(at_the_end, what="the alternate screen drawn")
     pane = pane_now(server, pane_id)
     want = expected_snapshot(pane)
     assert want["pane_in_mode"] == (state == "copy mode, scrolled")
@@ -201,9 +210,7 @@ async def test_capture_since_matches_libtmux(
 
     more = ["", "after ✓ 日本語", "", "y" * 45, *(f"scrolled {n}" for n in range(15)), "", "end"]
     write_to_pane(pane_id, body(more))
-    wait_until(
-        lambda: "end" in (pane_now(server, pane_id).capture_pane() or []), what="the new end"
-    )
+    wait_until(lambda: drawn(server, pane_id, more), what="the new lines drawn")
     pane = pane_now(server, pane_id)
     second = await call(client, "capture_since", pane_id=pane_id, cursor=first["cursor"])
     assert second["lines"] == since_rows(pane, anchor)
