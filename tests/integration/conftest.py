@@ -11,7 +11,9 @@ from the first fixture on, with that config passed by ``-f`` (no
 ``/etc/tmux.conf``, no user config): ``exit-empty off`` (so it lives with
 zero sessions), ``default-shell /bin/sh`` and ``default-size 80x24``. The
 environment has ``LC_ALL=C.UTF-8`` and no ``TMUX``, ``TMUX_PANE`` or
-``ENV``. Nothing is shared between tests, so the suite is xdist-safe. tmux is
+``ENV``. After the plugin's finalizer, the private directory's teardown kills
+any server still listening in it. Nothing is shared between tests, so the
+suite is xdist-safe. tmux is
 the one first on ``PATH`` (the nox session puts the chosen release there),
 for libtmux and gridmux alike.
 
