@@ -87,6 +87,7 @@ def foreign_private_uses(tree: ast.AST, own: Iterable[str]) -> list[str]:
         ):
             name = node.args[1].value
         if name is not None and private(name) and name not in ours:
+            assert isinstance(node, ast.expr)
             found.append(f"{node.lineno}: reads {name}")
         if isinstance(node, ast.Import | ast.ImportFrom):
             found += [f"{node.lineno}: {what}" for what in _foreign_import(node)]
