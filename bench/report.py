@@ -20,7 +20,7 @@ END = "<!-- bench:end -->"
 PREDECESSOR = "predecessor"
 EPSILON = 1e-9
 #: Budget for gridmux's median start-up: spawn to the answer of the first tools/list (ms).
-STARTUP_BUDGET_MS = 2000.0
+STARTUP_BUDGET_MS = 5000.0
 
 
 @dataclass(frozen=True)
