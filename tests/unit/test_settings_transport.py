@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from gridmux.app import load_backend
 from gridmux.settings import DEFAULT_HOST, DEFAULT_PORT, Settings, build_parser, is_loopback
 from gridmux.tools._tiers import Tier
 from gridmux.transport import bind_loopback
@@ -193,6 +194,18 @@ def test_every_bad_value_is_reported_at_once(
 ) -> None:
     err = refusal(["--port", "x"], monkeypatch, capsys, GRIDMUX_SAFETY="all")
     assert "--port='x'" in err and "GRIDMUX_SAFETY='all'" in err
+
+
+def test_an_unknown_backend_is_refused_naming_the_installed_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        load_backend(Settings(backend="libtmux"))
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--backend/GRIDMUX_BACKEND='libtmux': unknown backend" in err
+    assert "sim, tmux" in err
+    assert type(load_backend(Settings(backend="sim"))).__name__ == "SimBackend"
 
 
 def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
