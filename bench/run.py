@@ -251,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_of(args)
     env = TmuxEnv(find_tmux(args.tmux_bin))
     started = time.monotonic()
+    load_at_start = os.getloadavg()[0]  # a shared machine: say how busy it was
     try:
         result = asyncio.run(measure(args, plan, env))
     except BenchError as exc:
@@ -263,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(env.root / "logs", logs)
         shutil.rmtree(env.root, ignore_errors=True)
     result.meta["duration"] = f"{time.monotonic() - started:.0f} s"
+    result.meta["load average (1 min)"] = (
+        f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+        f"({os.cpu_count()} CPUs)"
+    )
     print(write_outputs(args, plan, result))
     missed = rpt.failed(result)
     return 1 if args.check and missed else 0
