@@ -85,7 +85,7 @@ _TIERS = {
 
 def build_instructions(settings: Settings) -> str:
     """The instructions for a server running with ``settings``."""
-    parts = [GUIDE, _TIERS[Tier.parse(settings.safety)]]
+    parts = [GUIDE, _TIERS[settings.safety]]
     if settings.caller_pane:
         where = f" on socket {settings.caller_socket}" if settings.caller_socket else ""
         parts.append(

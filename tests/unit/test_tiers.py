@@ -254,10 +254,12 @@ async def _highest_listed_tier(settings: Settings) -> str:
     ],
 )
 async def test_the_flag_and_the_environment_select_the_tier(
-    argv: list[str], env: dict[str, str], expected: str
+    argv: list[str], env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = Settings.from_sources(["--backend", "sim", *argv], env)
-    assert settings.safety == expected
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.from_command_line(["--backend", "sim", *argv])
+    assert settings.safety.tag == expected
     assert await _highest_listed_tier(settings) == expected
 
 

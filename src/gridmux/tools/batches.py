@@ -222,7 +222,7 @@ def fit_response(result: ToolCallBatchResult, limit: int) -> ToolCallBatchResult
 
 def register(mcp: FastMCP, ctx: ToolContext) -> None:
     """Register this module's tools on ``mcp``."""
-    runner = _BatchRunner(mcp, Tier.parse(ctx.settings.safety))
+    runner = _BatchRunner(mcp, ctx.settings.safety)
 
     @tool(mcp, tier=Tier.READONLY, title="Call Readonly Tools Batch", annotations=READONLY)
     async def call_readonly_tools_batch(
