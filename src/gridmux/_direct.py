@@ -52,7 +52,7 @@ from fastmcp.tools.function_tool import FunctionTool
 from mcp_types import PROTOCOL_VERSION_META_KEY, CallToolResult, TextContent
 
 from gridmux.audit import AuditMiddleware, CallRecord
-from gridmux.tools._tiers import TierGate
+from gridmux.safety import TierGate
 
 logger = logging.getLogger("gridmux.direct")
 

@@ -21,8 +21,8 @@ from fastmcp import Client
 from mcp_types import Tool
 
 from gridmux.app import create_server, load_backend
+from gridmux.safety import Tier
 from gridmux.settings import Settings
-from gridmux.tools._tiers import Tier
 
 DEFAULT_PATH = Path("docs/tools.md")
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")

@@ -8,8 +8,8 @@ pane gridmux itself runs in, when it runs inside tmux.
 
 from __future__ import annotations
 
+from gridmux.safety import Tier
 from gridmux.settings import Settings
-from gridmux.tools._tiers import Tier
 
 GUIDE = """\
 gridmux drives tmux: it finds panes, types into them, reads them and waits on them.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gridmux.docgen import list_tools, main, render, tier_of
-from gridmux.tools._tiers import Tier
+from gridmux.safety import Tier
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 

@@ -1,5 +1,13 @@
 """What every tool needs: the backend, the settings, and a safe way to call tmux.
 
+Tools are module-level functions; each takes its :class:`ToolContext` as the
+keyword-only parameter ``ctx: ToolContext = TOOL_CONTEXT``, which FastMCP's
+dependency injection fills in (``Depends``) and leaves out of the input
+schema. The context reaches FastMCP as the server's lifespan value
+(:meth:`ToolContext.lifespan`, passed to ``FastMCP(lifespan=...)``), so every
+server has its own and nothing is global. A test or another module can call
+a tool function directly with ``ctx=`` given.
+
 Backend calls are synchronous (subprocesses or the simulator), so tools run
 them in a worker thread and never block the event loop. Every error from the
 backend is turned into a tool error here, in one place, with the hint that
@@ -8,20 +16,27 @@ tells the agent what to do next.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import anyio.to_thread
+from fastmcp import Context, FastMCP
+from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.exceptions import ToolError
+from fastmcp.server.lifespan import Lifespan
 
 from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
+from ._shells import Shells
 from ._targets import check_id, resolve_pane
 
 T = TypeVar("T")
+
+#: The key of the tool context in a server's lifespan value.
+_LIFESPAN_KEY = "gridmux.tools"
 
 
 def tool_error(exc: GridmuxError) -> ToolError:
@@ -33,6 +48,16 @@ def tool_error(exc: GridmuxError) -> ToolError:
 class ToolContext:
     backend: TmuxBackend
     settings: Settings
+    #: run_command's memory of the shells it typed into (this server's only)
+    shells: Shells = field(default_factory=Shells, compare=False)
+
+    def lifespan(self) -> Lifespan:
+        """A FastMCP lifespan that hands this context to the server's tools."""
+
+        async def provide(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+            yield {_LIFESPAN_KEY: self}
+
+        return Lifespan(provide)
 
     def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
         """The server a call addresses: its own socket, else the configured default.
@@ -148,3 +173,21 @@ class ToolContext:
         if server.socket_path is not None:
             return server.socket_path == socket
         return socket.rsplit("/", 1)[-1] == (server.socket_name or "default")
+
+
+_REQUEST: Context = CurrentContext()
+
+
+def current_tool_context(context: Context = _REQUEST) -> ToolContext:
+    """The tool context of the server handling the current request (a dependency)."""
+    found = context.lifespan_context.get(_LIFESPAN_KEY)
+    if not isinstance(found, ToolContext):
+        raise RuntimeError(
+            "gridmux tools need their server's lifespan: build the server with "
+            "create_server and serve it (or open a Client on it) before calling tools"
+        )
+    return found
+
+
+#: The default of every tool's ``ctx`` parameter: injected, never in the schema.
+TOOL_CONTEXT: ToolContext = Depends(current_tool_context)

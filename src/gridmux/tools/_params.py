@@ -36,3 +36,10 @@ MaxLines = Annotated[
     int | None,
     Field(ge=1, description="Keep at most this many of the newest lines; null for no limit."),
 ]
+
+#: Naming a session for a session or window tool (the pane tools' wording differs).
+SessionNameArg = Annotated[str | None, Field(description="Session name (exact match).")]
+
+
+SessionIdArg = Annotated[str | None, Field(description="Session id, e.g. '$1'.")]
+WindowIdArg = Annotated[str | None, Field(description="Window id, e.g. '@1'.")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from gridmux.backend import PaneInfo, ServerRef, SessionInfo, TmuxBackend, WindowInfo
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import InvalidArgument, NotFound, PaneDead
 
 _PANE_ID = re.compile(r"^%\d+$")
 _WINDOW_ID = re.compile(r"^@\d+$")
@@ -239,3 +239,8 @@ def resolve_window(
         f"no target given and the server has {len(unique)} windows: {listed}",
         hint="Pass window_id (or session_name/session_id, with window_index) to say which.",
     )
+
+
+def require_live(pane: PaneInfo, action: str) -> None:
+    if pane.dead:
+        raise PaneDead(f"cannot {action} pane {pane.pane_id}: its program has exited")
