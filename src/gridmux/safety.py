@@ -217,6 +217,13 @@ def tier_of(found: Tool) -> Tier | None:
     return max(tiers) if tiers else None
 
 
+def listed_tier(tool: mt.Tool) -> Tier | None:
+    """The tier of a tool as a client lists it (FastMCP's tags in its ``_meta``)."""
+    tags = ((tool.meta or {}).get("fastmcp") or {}).get("tags") or []
+    tiers = [t for t in Tier if t.tag in tags]
+    return max(tiers) if tiers else None
+
+
 def refusal(
     name: str, tier: Tier | None, server_tier: Tier, *, ceiling: Tier | None = None, batch: str = ""
 ) -> str | None:
@@ -300,6 +307,7 @@ __all__ = [
     "Tier",
     "TierGate",
     "enforce",
+    "listed_tier",
     "refusal",
     "tier_of",
     "tool",

@@ -34,7 +34,7 @@ from . import (
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
 from ._results import pane_result, session_result, window_result
-from ._targets import resolve_session
+from ._targets import check_id, resolve_session
 from ._text import strip_blank_tail
 
 _MODULES = (
@@ -69,6 +69,7 @@ __all__ = [
     "SessionInfo",
     "ToolContext",
     "WindowInfo",
+    "check_id",
     "pane_result",
     "register_all",
     "resolve_session",

@@ -26,7 +26,7 @@ from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import Lifespan
 
-from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
+from gridmux.backend import SOCKET_NAME, SOCKET_PATH, PaneInfo, ServerRef, TmuxBackend
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
@@ -37,6 +37,26 @@ T = TypeVar("T")
 
 #: The key of the tool context in a server's lifespan value.
 _LIFESPAN_KEY = "gridmux.tools"
+
+
+def check_socket_path(socket_path: str) -> str:
+    """A ``tmux -S`` path in its form (``backend.SOCKET_PATH``)."""
+    if not SOCKET_PATH.matches(socket_path):
+        raise InvalidArgument(
+            f"invalid socket_path {socket_path!r}",
+            hint=f"A socket path is absolute, like {SOCKET_PATH.example!r} (tmux -S).",
+        )
+    return socket_path
+
+
+def check_socket_name(socket_name: str) -> str:
+    """A ``tmux -L`` name in its form (``backend.SOCKET_NAME``)."""
+    if not SOCKET_NAME.matches(socket_name):
+        raise InvalidArgument(
+            f"invalid socket_name {socket_name!r}",
+            hint=f"A socket name is a plain name like {SOCKET_NAME.example!r} (tmux -L).",
+        )
+    return socket_name
 
 
 def tool_error(exc: GridmuxError) -> ToolError:
@@ -65,24 +85,13 @@ class ToolContext:
         A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L);
         a per-call socket of either kind replaces the configured one entirely.
         """
-        if socket_path is not None:
-            if not socket_path.startswith("/") or "\0" in socket_path:
-                raise tool_error(
-                    InvalidArgument(
-                        f"invalid socket_path {socket_path!r}",
-                        hint="A socket path is absolute, like '/tmp/tmux-1000/default' (tmux -S).",
-                    )
-                )
-            return ServerRef(socket_path=socket_path)
-        if socket_name is not None:
-            if not socket_name or "/" in socket_name or "\0" in socket_name:
-                raise tool_error(
-                    InvalidArgument(
-                        f"invalid socket_name {socket_name!r}",
-                        hint="A socket name is a plain name like 'work' (tmux -L).",
-                    )
-                )
-            return ServerRef(socket_name=socket_name)
+        try:
+            if socket_path is not None:
+                return ServerRef(socket_path=check_socket_path(socket_path))
+            if socket_name is not None:
+                return ServerRef(socket_name=check_socket_name(socket_name))
+        except InvalidArgument as exc:
+            raise tool_error(exc) from None
         return ServerRef(
             socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
         )

@@ -29,7 +29,7 @@ from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import CaptureSinceResult
-from ._params import SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._params import PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import refusal_error
 
 
@@ -45,7 +45,7 @@ async def capture_since(
         ),
     ] = None,
     pane_id: Annotated[
-        str | None,
+        PaneIdText | None,
         Field(description="Pane id, e.g. '%1'. Optional with a cursor (it names its pane)."),
     ] = None,
     session_name: SessionName = None,

@@ -20,7 +20,16 @@ from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo
-from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId, WindowIndex
+from ._params import (
+    PaneId,
+    PaneIdText,
+    SessionId,
+    SessionName,
+    SocketName,
+    SocketPath,
+    WindowId,
+    WindowIndex,
+)
 from ._results import pane_result
 from ._targets import check_id, require_live, resolve_window, window_index_number
 
@@ -244,7 +253,7 @@ async def resize_pane(
 @tool("Select tmux Pane")
 async def select_pane(
     pane_id: Annotated[
-        str | None, Field(description="Pane to select, or to move from with direction.")
+        PaneIdText | None, Field(description="Pane to select, or to move from with direction.")
     ] = None,
     direction: Annotated[
         Direction | None,
@@ -330,8 +339,8 @@ async def select_pane(
 
 @tool("Swap tmux Panes")
 async def swap_pane(
-    source_pane_id: Annotated[str, Field(description="One pane id, e.g. '%1'.")],
-    target_pane_id: Annotated[str, Field(description="The other pane id, e.g. '%2'.")],
+    source_pane_id: Annotated[PaneIdText, Field(description="One pane id, e.g. '%1'.")],
+    target_pane_id: Annotated[PaneIdText, Field(description="The other pane id, e.g. '%2'.")],
     socket_name: SocketName = None,
     socket_path: SocketPath = None,
     *,

@@ -14,12 +14,12 @@ from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo
-from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._params import PaneId, PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._results import pane_result
 from ._spawn import check_start_directory, parse_environment
 from ._targets import check_id, require_live
 
-ExactPaneId = Annotated[str, Field(description="Exact pane id, e.g. '%3' (see list_panes).")]
+ExactPaneId = Annotated[PaneIdText, Field(description="Exact pane id, e.g. '%3' (see list_panes).")]
 #: tmux repeats a copy-mode command -N times; more than the history is never needed.
 _SCROLL_MAX = 2**31 - 1
 

@@ -19,7 +19,7 @@ from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import PaneContentMatch, SearchPanesResult
-from ._params import SocketName, SocketPath
+from ._params import SessionIdText, SocketName, SocketPath
 from ._targets import session_in_listing
 from ._text import compile_pattern
 
@@ -85,7 +85,8 @@ async def search_panes(
         str | None, Field(description="Search only the panes of this session.")
     ] = None,
     session_id: Annotated[
-        str | None, Field(description="Search only the panes of this session, e.g. '$1'.")
+        SessionIdText | None,
+        Field(description="Search only the panes of this session, e.g. '$1'."),
     ] = None,
     match_case: Annotated[
         bool, Field(description="Match case exactly (default: ignore case).")

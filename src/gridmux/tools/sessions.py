@@ -19,19 +19,10 @@ from gridmux.safety import tool
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import SessionInfo
-from ._params import Filters, SessionIdArg, SessionNameArg, SocketName, SocketPath
+from ._params import Filters, NewSessionName, SessionIdArg, SessionNameArg, SocketName, SocketPath
 from ._results import session_result
 from ._spawn import check_start_directory, parse_environment
 from ._targets import check_id, resolve_session, resolve_target_session
-
-
-def check_session_name(name: str) -> str:
-    if not name or any(c in name for c in ":."):
-        raise InvalidArgument(
-            f"invalid session name {name!r}",
-            hint="tmux session names cannot be empty or contain ':' or '.'.",
-        )
-    return name
 
 
 @tool("List tmux Sessions")
@@ -60,7 +51,8 @@ async def list_sessions(
 @tool("Create tmux Session")
 async def create_session(
     session_name: Annotated[
-        str | None, Field(description="Name for the session; tmux picks one if omitted.")
+        NewSessionName | None,
+        Field(description="Name for the session; tmux picks one if omitted."),
     ] = None,
     window_name: Annotated[str | None, Field(description="Name of the first window.")] = None,
     start_directory: Annotated[
@@ -88,8 +80,6 @@ async def create_session(
     """
     server = ctx.server(socket_name, socket_path)
     try:
-        if session_name is not None:
-            check_session_name(session_name)
         directory = check_start_directory(start_directory)
         env = parse_environment(environment, suppress_history=suppress_persistent_history)
     except InvalidArgument as exc:
@@ -142,7 +132,9 @@ async def get_session_info(
 
 @tool("Rename tmux Session")
 async def rename_session(
-    new_name: Annotated[str, Field(description="The session's new name (no ':' or '.').")],
+    new_name: Annotated[
+        NewSessionName, Field(description="The session's new name (no ':' or '.').")
+    ],
     session_name: SessionNameArg = None,
     session_id: SessionIdArg = None,
     socket_name: SocketName = None,
@@ -157,7 +149,6 @@ async def rename_session(
     server = ctx.server(socket_name, socket_path)
 
     def rename() -> BackendSession:
-        check_session_name(new_name)
         session = resolve_target_session(
             ctx.backend, server, session_name=session_name, session_id=session_id
         )
@@ -229,7 +220,6 @@ def _session_by_id(ctx: ToolContext, server: ServerRef, session_id: str) -> Back
 
 __all__ = [
     "TOOLS",
-    "check_session_name",
     "create_session",
     "get_session_info",
     "kill_session",

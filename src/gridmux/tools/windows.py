@@ -13,10 +13,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from gridmux.backend import LAYOUT_PRESETS, ServerRef, is_json_layout
 from gridmux.backend import PaneInfo as BackendPane
-from gridmux.backend import ServerRef
 from gridmux.backend import WindowInfo as BackendWindow
-from gridmux.backend._arguments import LAYOUT_PRESETS, is_json_layout
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 from gridmux.safety import tool
 
@@ -31,6 +30,7 @@ from ._params import (
     SocketName,
     SocketPath,
     WindowIdArg,
+    WindowIdText,
     WindowIndex,
 )
 from ._results import pane_result, window_result
@@ -425,7 +425,7 @@ async def rename_window(
 
 @tool("Kill tmux Window")
 async def kill_window(
-    window_id: Annotated[str, Field(description="Exact window id, e.g. '@3'.")],
+    window_id: Annotated[WindowIdText, Field(description="Exact window id, e.g. '@3'.")],
     socket_name: SocketName = None,
     socket_path: SocketPath = None,
     *,
