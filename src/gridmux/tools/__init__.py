@@ -21,6 +21,7 @@ from . import (
     channels,
     commands,
     hooks,
+    key_batches,
     options,
     pane_control,
     pane_lifecycle,
@@ -29,6 +30,7 @@ from . import (
     servers,
     sessions,
     waits,
+    window_arrange,
     windows,
 )
 from ._context import TOOL_CONTEXT, ToolContext
@@ -41,6 +43,7 @@ _MODULES = (
     servers,
     sessions,
     windows,
+    window_arrange,
     panes,
     pane_control,
     pane_lifecycle,
@@ -48,6 +51,7 @@ _MODULES = (
     search,
     waits,
     commands,
+    key_batches,
     options,
     buffers,
     hooks,

@@ -32,8 +32,8 @@ from ._targets import check_id, check_session_name, window_index_number
 
 def _explained(check: Callable[[str], object]) -> BeforeValidator:
     """Run ``check`` on a string before its pattern is matched: a value that does
-    not fit fails with ``check``'s text as a tool error (pydantic lets any
-    exception but a ValueError pass through unchanged)."""
+    not fit fails with ``check``'s text as a tool error (pydantic wraps only
+    ValueError and AssertionError; a ToolError passes through unchanged)."""
 
     def before(value: object) -> object:
         if isinstance(value, str):
@@ -99,7 +99,5 @@ MaxLines = Annotated[
 
 #: Naming a session for a session or window tool (the pane tools' wording differs).
 SessionNameArg = Annotated[str | None, Field(description="Session name (exact match).")]
-
-
 SessionIdArg = Annotated[SessionIdText | None, Field(description="Session id, e.g. '$1'.")]
 WindowIdArg = Annotated[WindowIdText | None, Field(description="Window id, e.g. '@1'.")]

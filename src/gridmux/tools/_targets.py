@@ -257,3 +257,32 @@ def resolve_window(
 def require_live(pane: PaneInfo, action: str) -> None:
     if pane.dead:
         raise PaneDead(f"cannot {action} pane {pane.pane_id}: its program has exited")
+
+
+def reread_window(
+    backend: TmuxBackend, server: ServerRef, window_id: str, session_id: str
+) -> WindowInfo:
+    """The window's current description, as seen from ``session_id`` if it is there."""
+    rows = [w for w in backend.list_windows(server) if w.window_id == window_id]
+    if not rows:
+        raise NotFound(f"window {window_id} is gone")
+    return next((w for w in rows if w.session_id == session_id), rows[0])
+
+
+def window_of(
+    backend: TmuxBackend,
+    server: ServerRef,
+    window_id: str | None,
+    window_index: str | None,
+    session_name: str | None,
+    session_id: str | None,
+) -> WindowInfo:
+    """``resolve_window`` with its arguments in the order tools hold them."""
+    return resolve_window(
+        backend,
+        server,
+        window_id=window_id,
+        window_index=window_index,
+        session_name=session_name,
+        session_id=session_id,
+    )

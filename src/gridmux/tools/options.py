@@ -8,8 +8,8 @@ table, and never fall back to "the current session" the way a bare tmux
 command would. Reads without a target show the global value; writes without
 a target need ``global_=True``.
 
-Hooks live in the same tables; ``where`` and ``HOOK_NAMES`` are shared with
-``hooks``.
+Hooks live in the same tables: ``_scopes`` resolves a scope and target for
+both this module and ``hooks``.
 """
 
 from __future__ import annotations

@@ -8,19 +8,18 @@ checked before tmux is asked to change anything.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from gridmux.backend import LAYOUT_PRESETS, ServerRef, is_json_layout
 from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import WindowInfo as BackendWindow
-from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
+from gridmux.errors import InvalidArgument, NotFound
 from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._filters import apply_filters
+from ._layouts import split_size
 from ._models import PaneInfo, WindowInfo
 from ._params import (
     Filters,
@@ -35,13 +34,7 @@ from ._params import (
 )
 from ._results import pane_result, window_result
 from ._spawn import check_start_directory, parse_environment
-from ._targets import (
-    check_id,
-    resolve_session,
-    resolve_target_session,
-    resolve_window,
-    window_index_number,
-)
+from ._targets import check_id, reread_window, resolve_session, resolve_target_session, window_of
 
 Cells = Annotated[int | None, Field(ge=1, le=10000)]
 Environment = Annotated[
@@ -51,95 +44,6 @@ Environment = Annotated[
 SuppressHistory = Annotated[
     bool, Field(description="Keep the new shell from writing a history file.")
 ]
-
-_MIRRORED = ("main-horizontal-mirrored", "main-vertical-mirrored")
-_LAYOUT_STRING = re.compile(r"([0-9a-f]{4}),(\d+x\d+,\d+,\d+[0-9x,\[\]{}]*)")
-_SPLIT_SIZE = re.compile(r"(\d{1,5})(%?)")
-
-
-def layout_checksum(body: str) -> int:
-    """tmux's 16-bit layout checksum (layout-custom.c) of what follows ``xxxx,``."""
-    csum = 0
-    for char in body:
-        csum = ((csum >> 1) + ((csum & 1) << 15) + ord(char)) & 0xFFFF
-    return csum
-
-
-def check_layout(layout: str) -> str:
-    """A preset, or a layout tmux printed: checksummed, or JSON (tmux 3.8, which checks it)."""
-    if layout in LAYOUT_PRESETS or is_json_layout(layout):
-        return layout
-    hint = f"Use one of {', '.join(LAYOUT_PRESETS)}, or a window_layout from list_windows."
-    if layout in _MIRRORED:
-        raise InvalidArgument(f"layout {layout!r} is not supported here", hint=hint)
-    match = _LAYOUT_STRING.fullmatch(layout)
-    if match is None:
-        raise InvalidArgument(
-            f"layout {layout!r} is neither a layout name nor a tmux layout string", hint=hint
-        )
-    if int(match.group(1), 16) != layout_checksum(match.group(2)):
-        raise InvalidArgument(
-            f"layout string {layout!r} has a wrong checksum (was it edited?)", hint=hint
-        )
-    return layout
-
-
-def split_size(size: str | int | None, direction: str, pane: BackendPane) -> str | None:
-    """``size`` as ``split-window -l`` takes it, checked against the pane it splits."""
-    if size is None:
-        return None
-    hint = "Pass a percentage such as '30%' or a number of cells such as 10."
-    if isinstance(size, bool):
-        raise InvalidArgument(f"size {size!r} is not a size", hint=hint)
-    if isinstance(size, int):
-        cells = size
-    else:
-        match = _SPLIT_SIZE.fullmatch(size.strip())
-        if match is None:
-            raise InvalidArgument(f"size {size!r} is not 'N%' or a number of cells", hint=hint)
-        if match.group(2):
-            percent = int(match.group(1))
-            if not 1 <= percent <= 99:
-                raise InvalidArgument(f"size {size!r} must be between 1% and 99%", hint=hint)
-            return f"{percent}%"
-        cells = int(match.group(1))
-    vertical = direction in ("above", "below")
-    available = pane.height if vertical else pane.width
-    # The new pane, a one-cell border and at least one cell left for the old pane.
-    most = available - 2
-    if not 1 <= cells <= most:
-        extent = f"{available} rows tall" if vertical else f"{available} columns wide"
-        fits = f"1..{most} cells" if most >= 1 else "no room to split it"
-        raise InvalidArgument(
-            f"size {cells} does not fit: pane {pane.pane_id} is {extent} ({fits})", hint=hint
-        )
-    return str(cells)
-
-
-def _reread(ctx: ToolContext, server: ServerRef, window_id: str, session_id: str) -> BackendWindow:
-    """The window's current description, as seen from ``session_id`` if it is there."""
-    rows = [w for w in ctx.backend.list_windows(server) if w.window_id == window_id]
-    if not rows:
-        raise NotFound(f"window {window_id} is gone")
-    return next((w for w in rows if w.session_id == session_id), rows[0])
-
-
-def window_of(
-    ctx: ToolContext,
-    server: ServerRef,
-    window_id: str | None,
-    window_index: str | None,
-    session_name: str | None,
-    session_id: str | None,
-) -> BackendWindow:
-    return resolve_window(
-        ctx.backend,
-        server,
-        window_id=window_id,
-        window_index=window_index,
-        session_name=session_name,
-        session_id=session_id,
-    )
 
 
 @tool("List tmux Windows", always_load=True)
@@ -200,7 +104,7 @@ async def get_window_info(
     """
     server = ctx.server(socket_name, socket_path)
     window = await ctx.call(
-        lambda: window_of(ctx, server, window_id, window_index, session_name, session_id)
+        lambda: window_of(ctx.backend, server, window_id, window_index, session_name, session_id)
     )
     return window_result(window)
 
@@ -292,7 +196,9 @@ async def select_window(
                     "select_window needs window_id, window_index or direction",
                     hint="Say which window; list_windows shows them.",
                 )
-            window = window_of(ctx, server, window_id, window_index, session_name, session_id)
+            window = window_of(
+                ctx.backend, server, window_id, window_index, session_name, session_id
+            )
         else:
             if window_id is not None or window_index is not None:
                 raise InvalidArgument(
@@ -301,7 +207,7 @@ async def select_window(
                 )
             window = step(direction)
         ctx.backend.select_window(server, window.window_id)
-        return _reread(ctx, server, window.window_id, window.session_id)
+        return reread_window(ctx.backend, server, window.window_id, window.session_id)
 
     def step(where: str) -> BackendWindow:
         session = resolve_target_session(
@@ -377,7 +283,9 @@ async def split_window(
             if pane is None:
                 raise NotFound(f"no pane {pane_id} on this tmux server")
         else:
-            window = window_of(ctx, server, window_id, window_index, session_name, session_id)
+            window = window_of(
+                ctx.backend, server, window_id, window_index, session_name, session_id
+            )
             panes = ctx.backend.list_panes(server, window_id=window.window_id)
             pane = next((p for p in panes if p.active), panes[0])
         cells = split_size(size, side, pane)
@@ -416,9 +324,9 @@ async def rename_window(
     def rename() -> BackendWindow:
         if not new_name:
             raise InvalidArgument("new_name must not be empty")
-        window = window_of(ctx, server, window_id, window_index, session_name, session_id)
+        window = window_of(ctx.backend, server, window_id, window_index, session_name, session_id)
         ctx.backend.rename_window(server, window.window_id, new_name)
-        return _reread(ctx, server, window.window_id, window.session_id)
+        return reread_window(ctx.backend, server, window.window_id, window.session_id)
 
     return window_result(await ctx.call(rename))
 
@@ -451,144 +359,6 @@ async def kill_window(
     return await ctx.call(kill)
 
 
-@tool("Select tmux Layout")
-async def select_layout(
-    layout: Annotated[
-        str,
-        Field(
-            description=(
-                "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, "
-                "or a layout string as window_layout reports it."
-            )
-        ),
-    ],
-    window_id: WindowIdArg = None,
-    window_index: WindowIndex = None,
-    session_name: SessionNameArg = None,
-    session_id: SessionIdArg = None,
-    socket_name: SocketName = None,
-    socket_path: SocketPath = None,
-    *,
-    ctx: ToolContext = TOOL_CONTEXT,
-) -> WindowInfo:
-    """Rearrange a window's panes with a preset layout or a saved layout string.
-
-    Use to tidy panes after splitting, or to restore an arrangement saved
-    from window_layout (a layout string needs the same number of panes).
-    """
-    server = ctx.server(socket_name, socket_path)
-
-    def arrange() -> BackendWindow:
-        check_layout(layout)
-        window = window_of(ctx, server, window_id, window_index, session_name, session_id)
-        try:
-            ctx.backend.select_layout(server, window.window_id, layout)
-        except TmuxFailure as exc:  # a layout string tmux cannot apply to this window
-            raise InvalidArgument(
-                str(exc),
-                hint=f"Window {window.window_id} has {window.pane_count} panes; a layout "
-                "string must be one saved from a window with as many, or use a preset.",
-            ) from exc
-        return _reread(ctx, server, window.window_id, window.session_id)
-
-    return window_result(await ctx.call(arrange))
-
-
-@tool("Resize tmux Window")
-async def resize_window(
-    window_id: WindowIdArg = None,
-    window_index: WindowIndex = None,
-    session_name: SessionNameArg = None,
-    session_id: SessionIdArg = None,
-    height: Annotated[Cells, Field(description="New height in rows.")] = None,
-    width: Annotated[Cells, Field(description="New width in columns.")] = None,
-    socket_name: SocketName = None,
-    socket_path: SocketPath = None,
-    *,
-    ctx: ToolContext = TOOL_CONTEXT,
-) -> WindowInfo:
-    """Set a window's size in cells; its panes are resized to fit.
-
-    Use to give programs a known terminal size. tmux then keeps the
-    window at that size (window-size manual) instead of following clients.
-    """
-    server = ctx.server(socket_name, socket_path)
-
-    def resize() -> BackendWindow:
-        if height is None and width is None:
-            raise InvalidArgument("resize_window needs height or width")
-        window = window_of(ctx, server, window_id, window_index, session_name, session_id)
-        ctx.backend.resize_window(server, window.window_id, width=width, height=height)
-        return _reread(ctx, server, window.window_id, window.session_id)
-
-    return window_result(await ctx.call(resize))
-
-
-@tool("Move tmux Window")
-async def move_window(
-    window_id: WindowIdArg = None,
-    window_index: WindowIndex = None,
-    session_name: SessionNameArg = None,
-    session_id: SessionIdArg = None,
-    destination_index: Annotated[
-        str, Field(description="Index to move to; '' for the next free index.")
-    ] = "",
-    destination_session: Annotated[
-        str | None,
-        Field(description="Session (name or '$id') to move to; default: its own session."),
-    ] = None,
-    socket_name: SocketName = None,
-    socket_path: SocketPath = None,
-    *,
-    ctx: ToolContext = TOOL_CONTEXT,
-) -> WindowInfo:
-    """Move a window to another index, or into another session.
-
-    Use to reorder windows or regroup them. The target index must be
-    free. Moving a session's only window away ends that session.
-    """
-    server = ctx.server(socket_name, socket_path)
-
-    def move() -> BackendWindow:
-        index = window_index_number(destination_index) if destination_index else None
-        window = window_of(ctx, server, window_id, window_index, session_name, session_id)
-        if destination_session is None:
-            target_id = window.session_id
-        elif destination_session.startswith("$"):
-            target_id = resolve_session(
-                ctx.backend, server, session_name=None, session_id=destination_session
-            ).session_id
-        else:
-            target_id = resolve_session(
-                ctx.backend, server, session_name=destination_session, session_id=None
-            ).session_id
-        same_session = target_id == window.session_id
-        if same_session and index is None:
-            raise InvalidArgument(
-                f"window {window.window_id} is already in session {window.session_name!r}",
-                hint="Pass destination_index to reorder, or destination_session to move it.",
-            )
-        if same_session and index == window.window_index:
-            return window
-        if index is not None:
-            used = {w.window_index: w for w in ctx.backend.list_windows(server, target_id)}
-            if index in used:
-                raise InvalidArgument(
-                    f"index {index} is taken by window {used[index].window_id} "
-                    f"({used[index].window_name!r})",
-                    hint="Pick a free index (list_windows shows the used ones), or pass ''.",
-                )
-        ctx.backend.move_window(
-            server,
-            window.window_id,
-            destination_session_id=None if same_session else target_id,
-            destination_index=index,
-        )
-        return _reread(ctx, server, window.window_id, target_id)
-
-    return window_result(await ctx.call(move))
-
-
 #: This module's tools, in the order clients list them.
 TOOLS = (
     list_windows,
@@ -598,25 +368,16 @@ TOOLS = (
     split_window,
     rename_window,
     kill_window,
-    select_layout,
-    resize_window,
-    move_window,
 )
 
 
 __all__ = [
     "TOOLS",
-    "check_layout",
     "create_window",
     "get_window_info",
     "kill_window",
-    "layout_checksum",
     "list_windows",
-    "move_window",
     "rename_window",
-    "resize_window",
-    "select_layout",
     "select_window",
-    "split_size",
     "split_window",
 ]
