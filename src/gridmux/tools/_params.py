@@ -60,6 +60,20 @@ WindowIndexText = Annotated[
 ]
 SocketNameText = Annotated[str, Field(pattern=SOCKET_NAME.pattern), _explained(check_socket_name)]
 SocketPathText = Annotated[str, Field(pattern=SOCKET_PATH.pattern), _explained(check_socket_path)]
+
+
+def _check_extra_socket_path(path: str) -> None:
+    if not SOCKET_PATH.matches(path):
+        raise InvalidArgument(
+            f"extra socket path {path!r} is not an absolute path",
+            hint="Pass paths such as '/run/user/1000/tmux.sock' (what tmux -S took).",
+        )
+
+
+#: A socket path list_servers probes besides tmux's socket directory.
+ExtraSocketPath = Annotated[
+    str, Field(pattern=SOCKET_PATH.pattern), _explained(_check_extra_socket_path)
+]
 #: A name for a new session (or a session's new name).
 NewSessionName = Annotated[str, Field(pattern=SESSION_NAME.pattern), _explained(check_session_name)]
 

@@ -21,12 +21,12 @@ from pydantic import Field
 
 from gridmux.backend import ServerInfo as BackendServer
 from gridmux.backend import ServerRef
-from gridmux.errors import GridmuxError, InvalidArgument, NotFound
+from gridmux.errors import GridmuxError, NotFound
 from gridmux.safety import tool
 
-from ._context import TOOL_CONTEXT, ToolContext, tool_error
+from ._context import TOOL_CONTEXT, ToolContext
 from ._models import ServerInfo
-from ._params import SocketName, SocketPath
+from ._params import ExtraSocketPath, SocketName, SocketPath
 
 _log = logging.getLogger(__name__)
 _CONNECT_TIMEOUT = 0.1
@@ -78,7 +78,7 @@ def probe(ctx: ToolContext, path: str, socket_name: str | None) -> ServerInfo | 
 @tool("List tmux Servers")
 async def list_servers(
     extra_socket_paths: Annotated[
-        list[str] | None,
+        list[ExtraSocketPath] | None,
         Field(
             max_length=_MAX_EXTRA_PATHS,
             description=(
@@ -98,14 +98,6 @@ async def list_servers(
     socket_name) to the other tools.
     """
     extras = list(extra_socket_paths or [])
-    for path in extras:
-        if not path.startswith("/") or "\0" in path:
-            raise tool_error(
-                InvalidArgument(
-                    f"extra socket path {path!r} is not an absolute path",
-                    hint="Pass paths such as '/run/user/1000/tmux.sock' (what tmux -S took).",
-                )
-            )
 
     def discover() -> list[ServerInfo]:
         directory = socket_directory()
