@@ -31,7 +31,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import pane_result
-from ._targets import check_id, require_live, resolve_window, window_index_number
+from ._targets import require_live, resolve_window, window_index_number
 
 Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
@@ -314,9 +314,6 @@ async def select_pane(
 
     def pane_in_scope(server: ServerRef, wanted: str) -> BackendPane:
         """Pane ``wanted``; window or session arguments given with it must hold it."""
-        check_id("pane", wanted)
-        check_id("window", window_id)
-        check_id("session", session_id)
         index = window_index_number(window_index)
         rows = [p for p in ctx.backend.list_panes(server) if p.pane_id == wanted]
         if not rows:
@@ -354,8 +351,6 @@ async def swap_pane(
     server = ctx.server(socket_name, socket_path)
 
     def swap() -> BackendPane:
-        check_id("pane", source_pane_id)
-        check_id("pane", target_pane_id)
         if source_pane_id == target_pane_id:
             raise InvalidArgument(
                 f"cannot swap pane {source_pane_id} with itself",

@@ -17,7 +17,7 @@ from ._models import PaneInfo
 from ._params import PaneId, PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._results import pane_result
 from ._spawn import check_start_directory, parse_environment
-from ._targets import check_id, require_live
+from ._targets import require_live
 
 ExactPaneId = Annotated[PaneIdText, Field(description="Exact pane id, e.g. '%3' (see list_panes).")]
 #: tmux repeats a copy-mode command -N times; more than the history is never needed.
@@ -85,7 +85,6 @@ async def respawn_pane(
     server = ctx.server(socket_name, socket_path)
 
     def respawn() -> BackendPane:
-        check_id("pane", pane_id)
         if shell is not None and (not shell.strip() or "\0" in shell):
             raise InvalidArgument(
                 "shell is empty or contains NUL",
@@ -131,7 +130,6 @@ async def kill_pane(
     server = ctx.server(socket_name, socket_path)
 
     def kill() -> str:
-        check_id("pane", pane_id)
         ctx.protect_caller(server, [pane_id], f"kill pane {pane_id}")
         ctx.resolve(server, pane_id)
         ctx.backend.kill_pane(server, pane_id)

@@ -27,7 +27,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import geometry, pane_result
-from ._targets import check_id, session_in_listing
+from ._targets import session_in_listing
 from ._text import strip_blank_tail
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
@@ -55,7 +55,6 @@ async def list_panes(
     server = ctx.server(socket_name, socket_path)
 
     def select() -> list[BackendPane]:
-        check_id("window", window_id)
         listing = panes = ctx.backend.list_panes(server)
         if window_id is not None:
             panes = [p for p in panes if p.window_id == window_id]

@@ -34,7 +34,7 @@ from ._params import (
 )
 from ._results import pane_result, window_result
 from ._spawn import check_start_directory, parse_environment
-from ._targets import check_id, reread_window, resolve_session, resolve_target_session, window_of
+from ._targets import reread_window, resolve_session, resolve_target_session, window_of
 
 Cells = Annotated[int | None, Field(ge=1, le=10000)]
 Environment = Annotated[
@@ -273,7 +273,6 @@ async def split_window(
     side = direction or "below"
 
     def split() -> BackendPane:
-        check_id("pane", pane_id)
         if shell is not None and not shell.strip():
             raise InvalidArgument("shell must not be empty", hint="Omit it for the shell.")
         directory = check_start_directory(start_directory)
@@ -348,7 +347,6 @@ async def kill_window(
     server = ctx.server(socket_name, socket_path)
 
     def kill() -> str:
-        check_id("window", window_id)
         panes = [p for p in ctx.backend.list_panes(server) if p.window_id == window_id]
         if not panes:
             raise NotFound(f"no window {window_id} on this tmux server")
