@@ -28,7 +28,9 @@ from gridmux.backend import (
     SOCKET_PATH,
     WINDOW_ID,
     WINDOW_INDEX,
+    ServerRef,
 )
+from gridmux.tools import ToolContext, panes
 from tmuxsim import SimBackend
 
 _REQUIRED = object()
@@ -407,3 +409,19 @@ async def test_a_value_off_its_pattern_gets_our_words_not_a_schema_dump(
     text = str(caught.value)
     assert expected in text
     assert "validation error" not in text and "pattern" not in text, text
+
+
+# -- flat tools: the context is injected, never a parameter -----------------------------
+
+
+def test_the_injected_context_is_in_no_schema(wire: dict[str, dict[str, Any]]) -> None:
+    leaked = sorted(n for n, t in wire.items() if "ctx" in t["inputSchema"].get("properties", {}))
+    assert leaked == []
+
+
+async def test_a_tool_is_a_plain_function_that_takes_its_context() -> None:
+    backend = SimBackend(version="3.3a")
+    session = backend.new_session(ServerRef(), name="direct", width=80, height=24)
+    ctx = ToolContext(backend=backend, settings=Settings(backend="sim"))
+    pane = await panes.get_pane_info(pane_id=session.active_pane_id, ctx=ctx)
+    assert (pane.pane_id, pane.session_name) == (session.active_pane_id, "direct")
