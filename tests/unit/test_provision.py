@@ -101,7 +101,7 @@ def test_a_builds_folder_serves_its_releases(
     found = provision_tmux.from_builds("3.4", tmp_path / "cache")
     assert found.source == f"build {builds / '3.4' / 'tmux'}"
     assert provision_tmux.tmux_version(found.bin_dir / "tmux") == "3.4"
-    with pytest.raises(provision_tmux.Unavailable, match="no .*3.6b"):
+    with pytest.raises(provision_tmux.Unavailable, match=r"no .*3\.6b"):
         provision_tmux.from_builds("3.6b", tmp_path / "cache")
 
 
