@@ -323,6 +323,10 @@ class SimBackend:
                     environment=environment,
                     command=command,
                 )
+                if not sim.version.honours_detached_size and (width or height):
+                    # What the real backend does on 3.2a, which ignores -x/-y here.
+                    for window in session.windows.values():
+                        sim.controls.resize_window(window.window_id, width=width, height=height)
                 return session_info(session)
         finally:
             if not sim.sessions and sim.server_options.get("exit-empty") == "on":
