@@ -5,7 +5,6 @@ script's operations and reporting what it shows (``Observed``).
 
 from __future__ import annotations
 
-import calendar
 import re
 import subprocess
 import time
