@@ -203,6 +203,8 @@ class SimBackend:
             pane = sim.pane(pane_id)
             state = pane_state_value(pane)
             rows = pane.terminal.capture(start, end, join=join_wrapped)
+            if join_wrapped:  # as the real backend does (trim_joined)
+                rows = [row.rstrip(" ") for row in rows]
             top, _ = resolve_row_range(state.history_size, state.height, start, end)
             untrimmed_top = 0
             untrimmed: tuple[str, ...] = ()

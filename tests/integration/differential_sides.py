@@ -58,7 +58,7 @@ class Observed:
     alternate_on: bool
     dead: str  # pane_dead|pane_dead_status|pane_dead_signal|time set|pid empty/changed
     rows: tuple[str, ...]
-    joined: tuple[str, ...]  # capture-pane -J -S -: shows WRAPPED flags and cellused
+    joined: tuple[str, ...]  # capture-pane -J -S -, trimmed by the backend: WRAPPED flags
     escaped: tuple[str, ...]  # capture-pane -e -S -
     no_trim: tuple[str, ...]  # capture-pane -N -S -
     no_trim_used: tuple[str, ...]  # capture-pane -N -T -S - (3.4+; else empty)
