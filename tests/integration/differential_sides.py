@@ -199,7 +199,7 @@ class RealSide:
                 .rstrip("\n")
                 .split("|")
             )
-            if dead == "1" and (status or signal or not knows_signal):
+            if dead == "1" and (status or signal or (not knows_signal and self._told())):
                 return True
             if dead == "1":
                 self.raw("run-shell", "true")
@@ -210,6 +210,13 @@ class RealSide:
             time.sleep(0.01)  # polling a condition, with the deadline above
         when = self.raw("display-message", "-p", "-t", self.pane_id, "#{pane_dead_time}")
         self.dead_time = int(when) if when.strip() else self._time_in_dead_message()
+
+    def _told(self) -> bool:
+        """3.2a (no ``pane_dead_signal``) can show a pane dead before it has reaped
+        the status and printed its message: the message's last characters (the
+        year and ")", the text least likely trimmed from history) say it has."""
+        joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
+        return re.search(r"\d\)$", "".join(joined.split())) is not None  # "... 2026)"
 
     def _time_in_dead_message(self) -> int | None:
         """tmux 3.2a has no ``pane_dead_time``: the time its message prints (UTC),
