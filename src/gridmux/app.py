@@ -12,9 +12,9 @@ from gridmux import prompts, resources
 from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
 from gridmux.instructions import build_instructions
+from gridmux.safety import enforce
 from gridmux.settings import Settings
 from gridmux.tools import ToolContext, register_all
-from gridmux.tools._tiers import TierGate, tools_above
 from gridmux.transport import serve
 
 BACKEND_GROUP = "gridmux.backends"
@@ -23,22 +23,20 @@ BACKEND_GROUP = "gridmux.backends"
 def create_server(backend: TmuxBackend, settings: Settings | None = None) -> FastMCP:
     """Build the MCP server around a backend. Nothing global, nothing read at import."""
     settings = settings or Settings()
+    context = ToolContext(backend=backend, settings=settings)
     mcp = FastMCP(
         "gridmux",
         instructions=build_instructions(settings),
         version=version("gridmux"),
         on_duplicate="error",
+        lifespan=context.lifespan(),
     )
     tier = settings.safety
     mcp.add_middleware(audit_middleware(settings))
-    mcp.add_middleware(TierGate(mcp, tier))
-    context = ToolContext(backend=backend, settings=settings)
-    register_all(mcp, context)
-    resources.register(mcp, context)
+    enforce(mcp, tier)
+    register_all(mcp)
+    resources.register(mcp)
     prompts.register(mcp)
-    hidden = tools_above(tier)
-    if hidden:
-        mcp.disable(tags=hidden)
     return mcp
 
 

@@ -25,7 +25,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from gridmux.tools._tiers import Tier
+from gridmux.safety import Tier
 
 ENV_PREFIX = "GRIDMUX_"
 DEFAULT_HOST = "127.0.0.1"

@@ -10,8 +10,9 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from gridmux import Settings, create_server, main
+from gridmux import Settings, create_server, main, safety
 from gridmux.backend import ServerRef
+from gridmux.safety import POLICY, READONLY, SETS, Rule, Tier
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -317,3 +318,33 @@ async def test_every_tool_has_one_tier_and_honest_annotations() -> None:
         if found:
             problems[name] = found
     assert not problems, "\n".join(f"{n}: {'; '.join(p)}" for n, p in sorted(problems.items()))
+
+
+# -- one policy ----------------------------------------------------------------------------
+
+
+async def test_the_policy_has_a_row_for_every_tool_and_no_other() -> None:
+    listed = set(await _listed(_server("destructive")))
+    assert set(POLICY) == listed
+    assert {name: rule.tier.tag for name, rule in POLICY.items()} == TIER_OF
+
+
+def test_a_tool_without_a_policy_row_cannot_be_declared() -> None:
+    async def unclassified_tool() -> str:
+        return "never registered"
+
+    with pytest.raises(ValueError, match="'unclassified_tool' has no row in"):
+        safety.tool("Unclassified")(unclassified_tool)
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        (Rule(Tier.MUTATING, READONLY), "a readonly tool must carry readOnlyHint, and only it"),
+        (Rule(Tier.READONLY, SETS), "a readonly tool must carry readOnlyHint, and only it"),
+        (Rule(Tier.DESTRUCTIVE, SETS), "must carry destructiveHint"),
+    ],
+)
+def test_a_dishonest_policy_row_is_refused(rule: Rule, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        rule.check("some_tool")
