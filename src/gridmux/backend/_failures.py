@@ -55,11 +55,11 @@ def describe_server(server: ServerRef) -> str:
 def checked(server: ServerRef, what: str, answer: Completed) -> bytes:
     """``answer``'s stdout when tmux ran the list; else the error it means."""
     if answer.status != 0:
-        raise refusal(server, what, answer.status, answer.stderr)
+        raise tmux_refusal(server, what, answer.status, answer.stderr)
     return answer.stdout
 
 
-def refusal(server: ServerRef, what: str, status: int, stderr: str) -> TmuxFailure | NotFound:
+def tmux_refusal(server: ServerRef, what: str, status: int, stderr: str) -> TmuxFailure | NotFound:
     """The gridmux error for a list tmux refused (``stderr``: its message)."""
     message = stderr or f"tmux exited with status {status}"
     lowered = message.lower()
