@@ -9,13 +9,14 @@ tells the agent what to do next.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import anyio.to_thread
 from fastmcp.exceptions import ToolError
 
 from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
+from gridmux.capture import RowMemory
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
@@ -33,6 +34,8 @@ def tool_error(exc: GridmuxError) -> ToolError:
 class ToolContext:
     backend: TmuxBackend
     settings: Settings
+    #: row texts the capture core keeps between reads (speed only; bounded)
+    row_memory: RowMemory = field(default_factory=RowMemory)
 
     def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
         """The server a call addresses: its own socket, else the configured default.

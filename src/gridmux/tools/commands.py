@@ -135,7 +135,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         without them both are read here.
         """
         snap = held or ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
-        lines, missed, start, end = output_rows(snap, cursor, line)
+        lines, missed, start, end = output_rows(snap, cursor, line, ctx.row_memory)
         state = snap.state
         if joined is not None:
             found = joined_lines(snap, joined, start, end)
@@ -213,7 +213,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             if previous is not None and not previous.settled(snap.state):
                 await_prompt(server, target, previous)
                 snap = read_pane(target)
-            return target, first(snap).cursor
+            return target, first(snap, memory=ctx.row_memory).cursor
 
         def read_pane(target: str) -> PaneSnapshot:
             """The pane's window and screen, once it is checked to take a typed line."""
@@ -315,7 +315,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
             status = None if run.status is None else parse_status(run.status)
             if status is None and after.state.dead:
                 raise tool_error(shell_exited(target, after.state))
-            cursor = first(run.before).cursor
+            cursor = first(run.before, memory=ctx.row_memory).cursor
             output = await ctx.call(
                 guarded(lambda: collect(server, target, cursor, line, held=after, joined=joined))
             )

@@ -209,7 +209,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
         def begin() -> tuple[str, Reading]:
             pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
             snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
-            return pane.pane_id, first(snap)
+            return pane.pane_id, first(snap, memory=ctx.row_memory)
 
         target, entry = await ctx.call(guarded(begin))
         at_entry = _first_hit(success, entry.lines) is not None
@@ -226,7 +226,7 @@ def register(mcp: FastMCP, ctx: ToolContext) -> None:
 
         def poll(cursor: Cursor) -> Reading:
             snap = ctx.backend.snapshot(server, target, start=FOLLOW_PLAN.start, end=None)
-            return advance(cursor, snap)
+            return advance(cursor, snap, memory=ctx.row_memory)
 
         while outcome is None:
             remaining = deadline - time.monotonic()
