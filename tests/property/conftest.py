@@ -1,5 +1,7 @@
 """Hypothesis profiles: ``dev`` (default, quick), ``ci`` (derandomized, the
-1,000-example bar), ``nightly`` (many more examples and longer runs)."""
+1,000-example bar), ``nightly`` (many more examples and longer runs),
+``mutation`` (derandomized and quick: every mutant of the capture core meets
+the same examples, so a verdict does not change between runs)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,15 @@ settings.register_profile(
     "nightly",
     max_examples=20000,
     stateful_step_count=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "mutation",
+    max_examples=100,
+    stateful_step_count=30,
+    derandomize=True,
+    database=None,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

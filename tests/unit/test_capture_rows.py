@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gridmux.backend import PaneSnapshot, PaneState
 from gridmux.capture import RowMemory, advance, first, row_hash
+from gridmux.capture._rows import Rows
 
 
 def snap(lines: list[str], *, height: int = 5, cursor_y: int = 4) -> PaneSnapshot:
@@ -115,3 +118,26 @@ def test_a_memory_finds_every_occurrence_of_a_repeated_row() -> None:
     reading = advance(cursor, snap(rows), memory=memory)
     assert reading == advance(cursor, snap(rows))
     assert reading.lines_missed
+
+
+def test_a_memory_of_one_row_keeps_the_newest() -> None:
+    memory = RowMemory(capacity=1)
+    memory.keep("a")
+    memory.keep("b")
+    assert (len(memory), memory.recall(row_hash("b"))) == (1, "b")
+
+
+@pytest.mark.parametrize("memory", [None, RowMemory()])
+def test_rows_after_counts_from_the_snapshot_top(memory: RowMemory | None) -> None:
+    """Positions are absolute rows, also for a snapshot that starts below row 0."""
+    snapshot = dataclasses.replace(snap(["x", "a", "b", "a", "c"]), top=10)
+    if memory is not None:
+        memory.keep("a")
+    rows = Rows(snapshot, memory)
+    assert rows.rows_after(row_hash("a"), 0) == [12, 14]
+    assert rows.rows_after(row_hash("a"), 12) == [14]
+    assert rows.rows_after(row_hash("a"), 14) == []
+    assert rows.rows_after(row_hash("x"), 10) == [11]
+    assert rows.tail(13) == ("a", "c")
+    assert rows.slice(9, 11) == ("x", "a")
+    assert rows.text(14) == "c"

@@ -291,15 +291,15 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     # may have trimmed, at least one must still be there.
     # Reflow leaves the first sentinel row alone (``_reflow_cells``), not the others.
     sentinels = cursor.sentinels[:1] if reflowed else cursor.sentinels
-    verified = 0
-    for offset, sentinel in zip(SENTINEL_OFFSETS, sentinels, strict=False):
-        row = position - k - offset
+    retained = False
+    for index, sentinel in enumerate(sentinels):
+        row = position - k - SENTINEL_OFFSETS[index]
         if row < 0:
             break
         if rows.hash_at(row) != sentinel:
             return None
-        verified += 1
-    return position if verified or untrimmed else None
+        retained = True
+    return position if retained or untrimmed else None
 
 
 def _young(cursor: Cursor) -> bool:
@@ -319,13 +319,13 @@ def _untrimmed(state: StateView) -> bool:
 def _unchanged(cursor: Cursor, rows: Rows, state: StateView) -> bool:
     """Every row up to the anchor, the anchor and the cursor are as they were,
     and the history is too short for tmux to have trimmed it in between
-    (rows printed and trimmed again would look the same)."""
+    (rows printed and trimmed again would look the same). The anchor is on the
+    screen (the first condition), so the snapshot holds it."""
     anchor = cursor.anchor
     return (
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
         and _untrimmed(state)
-        and anchor < rows.end
         and rows.hash_range(anchor - len(cursor.window), anchor + 1)
         == (*cursor.window, cursor.anchor_hash)
     )
@@ -345,7 +345,7 @@ def _visible(
 
 
 def _full_screen(rows: Rows, state: StateView, *, lines_missed: bool) -> Reading:
-    screen = list(rows.slice(state.history_size, state.history_size + state.height - 1))
+    screen = list(rows.tail(state.history_size))
     while screen and screen[-1] == "":
         screen.pop()
     return Reading(tuple(screen), _cursor_at(rows, state, False), lines_missed, False, True)

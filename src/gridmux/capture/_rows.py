@@ -94,6 +94,10 @@ class Rows:
         hi = min(last, self.end - 1)
         return tuple(self.rows[lo - self.top : hi - self.top + 1]) if hi >= lo else ()
 
+    def tail(self, first: int) -> tuple[str, ...]:
+        """Rows ``first`` .. the last row of the snapshot (the bottom of the screen)."""
+        return tuple(self.rows[first - self.top :])
+
     def hash_at(self, absolute: int) -> bytes:
         index = absolute - self.top
         if index < 0:
