@@ -76,7 +76,7 @@ def test_keeping_a_known_text_again_does_not_count_twice() -> None:
 
 @pytest.mark.parametrize("capacity", [0, -1])
 def test_a_memory_needs_room_for_one_row(capacity: int) -> None:
-    with pytest.raises(ValueError, match="at least one"):
+    with pytest.raises(ValueError, match=r"^a row memory keeps at least one row$"):
         RowMemory(capacity=capacity)
 
 
@@ -138,6 +138,8 @@ def test_rows_after_counts_from_the_snapshot_top(memory: RowMemory | None) -> No
     assert rows.rows_after(row_hash("a"), 12) == [14]
     assert rows.rows_after(row_hash("a"), 14) == []
     assert rows.rows_after(row_hash("x"), 10) == [11]
+    repeated = Rows(dataclasses.replace(snap(["a", "a", "a", "b", "c"]), top=10), memory)
+    assert repeated.rows_after(row_hash("a"), 0) == [11, 12, 13]
     assert rows.tail(13) == ("a", "c")
     assert rows.slice(9, 11) == ("x", "a")
     assert rows.text(14) == "c"

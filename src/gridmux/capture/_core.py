@@ -291,7 +291,8 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     # may have trimmed, at least one must still be there.
     # Reflow leaves the first sentinel row alone (``_reflow_cells``), not the others.
     sentinels = cursor.sentinels[:1] if reflowed else cursor.sentinels
-    retained = False
+    # Equivalent mutant: ``None`` for ``False`` -- only the truth of ``retained`` is read.
+    retained = False  # pragma: no mutate
     for index, sentinel in enumerate(sentinels):
         row = position - k - SENTINEL_OFFSETS[index]
         if row < 0:
@@ -339,8 +340,8 @@ def _visible(
     first_row = state.history_size if top is None else top
     lines = rows.slice(first_row, state.history_size + state.cursor_y)
     shown = bool(lines) and lines[-1] != ""
-    if lines and not shown:
-        lines = lines[:-1]
+    if not shown:
+        lines = lines[:-1]  # the empty cursor row (or nothing: ``()[:-1]`` is ``()``)
     return Reading(lines, _cursor_at(rows, state, shown), lines_missed, False, False)
 
 
