@@ -64,6 +64,7 @@ def start(rows: list[str], **kw: object) -> Cursor:
 def exact(reading: Reading, lines: list[str]) -> None:
     assert reading.lines_missed is False
     assert reading.lines == tuple(lines)
+    assert reading.alternate_on is False
 
 
 # -- how many window rows vouch for a position (_locate) ---------------------------
@@ -227,6 +228,16 @@ def test_a_full_screen_program_shows_its_last_row() -> None:
     follow = advance(reading.cursor, grid([*numbered(40), *screen], alt=True, cursor_y=0))
     assert follow.lines == tuple(screen)
     assert follow.first_line_rewritten is False
+
+
+def test_nothing_new_and_new_rows_report_booleans_as_booleans() -> None:
+    cursor = start([*numbered(20), ""])
+    for rows in ([*numbered(20), ""], [*numbered(22), ""]):
+        reading = advance(cursor, grid(rows))
+        assert reading.lines == (() if len(rows) == 21 else ("L21", "L22"))
+        assert reading.lines_missed is False
+        assert reading.first_line_rewritten is False
+        assert reading.alternate_on is False
 
 
 # -- messages ----------------------------------------------------------------------------------
