@@ -222,11 +222,13 @@ def test_a_full_screen_program_shows_its_last_row() -> None:
     screen = ["vim", "~", "", "", "-- INSERT --"]
     reading = first(grid([*numbered(40), *screen], alt=True, top=20, cursor_y=0))
     assert reading.lines == tuple(screen)
+    assert reading.lines_missed is False
     assert reading.alternate_on is True
     assert reading.first_line_rewritten is False
     assert reading.cursor.shown is False
     follow = advance(reading.cursor, grid([*numbered(40), *screen], alt=True, cursor_y=0))
     assert follow.lines == tuple(screen)
+    assert follow.lines_missed is True
     assert follow.first_line_rewritten is False
 
 
@@ -238,6 +240,26 @@ def test_nothing_new_and_new_rows_report_booleans_as_booleans() -> None:
         assert reading.lines_missed is False
         assert reading.first_line_rewritten is False
         assert reading.alternate_on is False
+
+
+def test_a_delivered_row_left_as_it_was_is_not_delivered_again() -> None:
+    cursor = start([*numbered(8), "abc"])
+    assert cursor.shown
+    exact(advance(cursor, grid([*numbered(8), "abc", "def", ""])), ["def"])
+
+
+def test_an_empty_cursor_row_left_out_is_delivered_once_it_has_text() -> None:
+    reading = advance(start([*numbered(8), ""]), grid([*numbered(10), ""]))
+    exact(reading, ["L9", "L10"])
+    assert reading.cursor.shown is False
+    later = advance(reading.cursor, grid([*numbered(10), "partial"]))
+    exact(later, ["partial"])
+    assert later.first_line_rewritten is False
+    assert later.cursor.shown is True
+    # still empty: nothing new, and still not delivered
+    same = advance(reading.cursor, grid([*numbered(10), ""]))
+    exact(same, [])
+    assert same.cursor.shown is False
 
 
 # -- messages ----------------------------------------------------------------------------------

@@ -139,6 +139,11 @@ def test_a_window_of_min_evidence_rows_has_a_proof() -> None:
     assert shorter.reflow_cells is None
 
 
-def test_without_untrimmed_rows_there_is_no_proof() -> None:
+@pytest.mark.parametrize("kept", [5, WINDOW + 2])
+def test_without_untrimmed_rows_there_is_no_proof(kept: int) -> None:
+    """Every checked row needs its ``-N`` text: here the topmost is missing."""
     rows = [*numbered(50), *window_rows(), ""]
-    assert first(snap(rows, untrimmed=rows[-5:], height=3)).cursor.reflow_cells is None
+    assert first(snap(rows, untrimmed=rows[-kept:], height=3)).cursor.reflow_cells is None
+    assert first(snap(rows, untrimmed=rows[-kept - 1 :], height=3)).cursor.reflow_cells == (
+        None if kept == 5 else 6
+    )

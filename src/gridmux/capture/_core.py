@@ -213,7 +213,8 @@ def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None 
     anchor_text = rows.text(position)
     changed = row_hash(anchor_text) != cursor.anchor_hash
     rewrite = cursor.shown and changed
-    include_anchor = rewrite or (not cursor.shown and (position < new_anchor or anchor_text != ""))
+    # A row not delivered yet is delivered now (an empty cursor row is left out below).
+    include_anchor = rewrite or not cursor.shown
     start = position if include_anchor else position + 1
     if start > new_anchor:
         # The cursor has not left the anchor row and that row has nothing new.
