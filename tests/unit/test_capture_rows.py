@@ -143,3 +143,13 @@ def test_rows_after_counts_from_the_snapshot_top(memory: RowMemory | None) -> No
     assert rows.tail(13) == ("a", "c")
     assert rows.slice(9, 11) == ("x", "a")
     assert rows.text(14) == "c"
+    assert rows.slice(5, 9) == ()
+    assert rows.slice(12, 11) == ()
+    assert rows.slice(13, 20) == ("a", "c")
+    for outside in (9, 15):
+        with pytest.raises(
+            ValueError, match=rf"^row {outside} is outside the snapshot \(10\.\.14\)$"
+        ):
+            rows.text(outside)
+    with pytest.raises(ValueError, match=r"^row 9 is above the snapshot \(top 10\)$"):
+        rows.hash_at(9)

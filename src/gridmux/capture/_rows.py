@@ -90,9 +90,7 @@ class Rows:
 
     def slice(self, first: int, last: int) -> tuple[str, ...]:
         """Rows ``first..last`` inclusive (empty when ``last < first``)."""
-        lo = max(first, self.top)
-        hi = min(last, self.end - 1)
-        return tuple(self.rows[lo - self.top : hi - self.top + 1]) if hi >= lo else ()
+        return tuple(self.rows[max(first - self.top, 0) : max(last + 1 - self.top, 0)])
 
     def tail(self, first: int) -> tuple[str, ...]:
         """Rows ``first`` .. the last row of the snapshot (the bottom of the screen)."""
@@ -102,7 +100,8 @@ class Rows:
         index = absolute - self.top
         if index < 0:
             raise ValueError(f"row {absolute} is above the snapshot (top {self.top})")
-        found = self._hashes[index]
+        # Equivalent mutant: ``found = None`` only hashes again (the list saves time).
+        found = self._hashes[index]  # pragma: no mutate
         if found is None:
             found = self._hashes[index] = row_hash(self.rows[index])
         return found
