@@ -103,11 +103,11 @@ class Cursor:
             # Equivalent mutant: decode reads the keys in any order, and the
             # dict is built in one order anyway; sorting keeps the form canonical.
             sort_keys=True,  # pragma: no mutate
-        ).encode("ascii")
+        ).encode()  # ASCII: json.dumps escapes everything else
         hashes = (self.anchor_hash, *self.window, *self.sentinels)
         body = header + b"\0" + b"".join(hashes)
         check = hashlib.blake2b(body, digest_size=_CHECK_SIZE).digest()
-        return PREFIX + base64.urlsafe_b64encode(body + check).decode("ascii").rstrip("=")
+        return PREFIX + base64.urlsafe_b64encode(body + check).decode().rstrip("=")
 
     @classmethod
     def decode(cls, text: str) -> Cursor:
@@ -119,7 +119,8 @@ class Cursor:
             raise CursorFormatError(f"a cursor starts with {PREFIX!r}")
         payload = text[len(PREFIX) :]
         try:
-            raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+            # Two pads always suffice: the decoder ignores padding beyond what it needs.
+            raw = base64.urlsafe_b64decode(payload + "==")
         except (binascii.Error, ValueError) as exc:
             raise CursorFormatError("the cursor is not valid base64url") from exc
         body, check = raw[:-_CHECK_SIZE], raw[-_CHECK_SIZE:]
