@@ -129,8 +129,8 @@ class Cursor:
             or hashlib.blake2b(body, digest_size=_CHECK_SIZE).digest() != check
         ):
             raise CursorFormatError("the cursor is damaged (checksum mismatch)")
-        header, sep, hashes = body.partition(b"\0")
-        if not sep or len(hashes) < HASH_SIZE or len(hashes) % HASH_SIZE:
+        header, _, hashes = body.partition(b"\0")
+        if not hashes or len(hashes) % HASH_SIZE:  # no NUL leaves no hashes either
             raise CursorFormatError("the cursor's row hashes are malformed")
         try:
             fields = json.loads(header)
