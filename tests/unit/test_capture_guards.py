@@ -246,6 +246,10 @@ def test_a_delivered_row_left_as_it_was_is_not_delivered_again() -> None:
     cursor = start([*numbered(8), "abc"])
     assert cursor.shown
     exact(advance(cursor, grid([*numbered(8), "abc", "def", ""])), ["def"])
+    same = advance(cursor, grid([*numbered(8), "abc"]))
+    exact(same, [])
+    assert same.first_line_rewritten is False
+    assert same.cursor.shown is True
 
 
 def test_an_empty_cursor_row_left_out_is_delivered_once_it_has_text() -> None:
