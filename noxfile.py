@@ -258,7 +258,7 @@ def mutation(session: nox.Session) -> None:
     every mutant. Fails unless every mutant is killed (a timeout counts: the
     mutant loops). Equivalent mutants are not generated: their lines say why in
     a comment and carry ``# pragma: no mutate`` (docs/testing.md). Not in the
-    default sessions: about 20 minutes on two shared cores.
+    default sessions: about 6 minutes on two shared cores.
     """
     import shutil  # noqa: PLC0415  (kept inside: this session is self-contained)
 
