@@ -1,11 +1,15 @@
-"""Sessions for linting, type checking, the test pyramid and the tmux matrix.
+"""Sessions for the tmux matrix; the Python matrix is tox's (``tox.ini``).
 
-``nox`` with no arguments runs lint, types, unit and property on every
-supported Python, and integration and fidelity on every tmux release the
-machine can provision (``scripts/provision_tmux.py``). A release that cannot
-be had is skipped with the reason, unless ``GRIDMUX_TMUX_REQUIRED`` names it
-(CI names the four this kind of machine always has). Pick one cell with
-``nox -s "integration(tmux='3.8')"``, a Python with ``nox -s unit-3.13``.
+One job each: tox runs lint, types, unit and property on Python 3.10-3.13;
+nox runs what needs tmux -- integration and fidelity per tmux release, bench,
+docs -- and the ``python`` session, which calls ``tox p`` for the Python
+matrix. ``nox`` with no arguments runs ``python``, ``integration`` and
+``fidelity`` on every tmux release the machine can provision
+(``scripts/provision_tmux.py``). A release that cannot be had is skipped with
+the reason, unless ``GRIDMUX_TMUX_REQUIRED`` names it (CI names every release
+this kind of machine has). Pick one cell with
+``nox -s "integration(tmux='3.8', control='on')"``; ``lint``, ``types``,
+``unit`` and ``property`` remain as names that call the same tox environments.
 
 The integration session needs npm, with which it installs the pinned MCP
 Inspector (``tools/inspector``); ``./run tests`` installs tmux and npm.
@@ -27,13 +31,18 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import provision_tmux  # noqa: E402  (a script of this project, not a package)
 
-nox.options.sessions = ["lint", "types", "unit", "property", "integration", "fidelity"]
+nox.options.sessions = ["python", "integration", "fidelity"]
 nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"
 
 PYTHON = "3.11"
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 TMUX_VERSIONS = list(provision_tmux.KNOWN_VERSIONS)
+#: Releases whose integration cell also runs with control mode off (docs/matrix.md):
+#: the oldest, the one Debian stable ships, the first to escape format output, the
+#: newest. ``GRIDMUX_CONTROL_OFF="3.4 3.6b"`` (or ``all``) names others.
+CONTROL_OFF_VERSIONS = os.environ.get("GRIDMUX_CONTROL_OFF", "3.2a 3.3a 3.5a 3.8").split()
+TOX = "tox>=4.30"
 INSPECTOR = ROOT / "tools" / "inspector"
 FIDELITY = ROOT / ".cache" / "fidelity"
 
@@ -57,42 +66,53 @@ def install(session: nox.Session, extras: str) -> None:
     session.install("-e", f".[{extras}]")
 
 
+def tox(session: nox.Session, *envs: str) -> None:
+    """Run tox environments (``tox.ini``) side by side; arguments after ``--`` go to pytest.
+
+    Two at a time on two cores, each pytest then with one worker per environment.
+    """
+    session.install(TOX)
+    listed = ",".join(envs)
+    posargs = ["--", *session.posargs] if session.posargs else []
+    cores = str(min(len(envs), os.cpu_count() or 2))
+    env = {"GRIDMUX_XDIST": os.environ.get("GRIDMUX_XDIST", "0" if len(envs) > 1 else "auto")}
+    if len(envs) > 1:
+        session.run("tox", "p", "-p", cores, "-e", listed, *posargs, env=env)
+    else:
+        session.run("tox", "-e", listed, *posargs, env=env)
+
+
+PY_ENVS = [f"py{v.replace('.', '')}" for v in PYTHONS]
+
+
+@nox.session(python=PYTHON)
+def python(session: nox.Session) -> None:
+    """The whole Python matrix: ``tox p`` (lint, types, unit and property on 3.10-3.13)."""
+    tox(session, "lint", "types", *(f"{py}-{s}" for s in ("unit", "property") for py in PY_ENVS))
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff lint and format check."""
-    session.install("ruff>=0.17")
-    session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", ".")
+    """ruff lint and format check (tox -e lint)."""
+    tox(session, "lint")
 
 
 @nox.session(python=PYTHON)
 def types(session: nox.Session) -> None:
-    """mypy --strict over src, sim, tests, scripts and this file."""
-    install(session, "test,types")
-    session.run("mypy", "--strict", "src", "sim", "tests", "scripts", "bench", "noxfile.py")
+    """mypy --strict over src, sim, tests, scripts and this file (tox -e types)."""
+    tox(session, "types")
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=PYTHON)
 def unit(session: nox.Session) -> None:
-    """Fast, simulator-backed tests of every layer (no tmux needed)."""
-    install(session, "test")
-    session.run("pytest", "tests/unit", "-q", "-n", "auto", *session.posargs)
+    """Fast, simulator-backed tests of every layer on every Python (tox -e py3X-unit)."""
+    tox(session, *(f"{py}-unit" for py in PY_ENVS))
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=PYTHON)
 def property(session: nox.Session) -> None:
-    """Hypothesis suite; HYPOTHESIS_PROFILE picks dev (default here: ci) or nightly."""
-    install(session, "test")
-    profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
-    session.run(
-        "pytest",
-        "tests/property",
-        "-q",
-        "-n",
-        "auto",
-        f"--hypothesis-profile={profile}",
-        *session.posargs,
-    )
+    """Hypothesis suite on every Python; HYPOTHESIS_PROFILE picks dev, ci (default), nightly."""
+    tox(session, *(f"{py}-property" for py in PY_ENVS))
 
 
 def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
@@ -115,9 +135,16 @@ def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
     return env
 
 
+def _integration_cells() -> list[nox.param]:
+    return [
+        nox.param(tmux, control, id=f"tmux='{tmux}', control='{control}'")
+        for tmux in TMUX_VERSIONS
+        for control in (["on", "off"] if {tmux, "all"} & set(CONTROL_OFF_VERSIONS) else ["on"])
+    ]
+
+
 @nox.session(python=PYTHON)
-@nox.parametrize("control", ["on", "off"])
-@nox.parametrize("tmux", TMUX_VERSIONS)
+@nox.parametrize(("tmux", "control"), _integration_cells())
 def integration(session: nox.Session, tmux: str, control: str) -> None:
     """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME).
 

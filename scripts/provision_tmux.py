@@ -13,18 +13,24 @@ Where a version comes from, first match wins:
 
 1. a binary the user points at: ``$GRIDMUX_TMUX_BINARIES/tmux-<version>``;
 2. the system tmux, when its ``tmux -V`` is that version;
-3. the cache (``$GRIDMUX_TMUX_CACHE``, default ``.cache/tmux`` in the project);
-4. a Debian binary package fetched with the ordinary apt client, using the
+3. a folder of plain builds, ``<folder>/<version>/tmux``: ``$GRIDMUX_TMUX_BUILDS``,
+   else ``../shared/tmux-builds`` beside the project when it is there (CI);
+4. the cache (``$GRIDMUX_TMUX_CACHE``, default ``.cache/tmux`` in the project);
+5. a Debian binary package fetched with the ordinary apt client, using the
    mirror named in this machine's own apt sources and a private apt state
    (the system's apt configuration is not touched). A package built for this
    machine's C library runs natively, with missing libraries from a private
    root; a package from a newer suite runs from a private root holding its
    own C library and libraries, started through that root's loader;
-5. an official release tarball, built from source (needs the network to
+6. an official release tarball, built from source (needs the network to
    reach the release downloads and a compiler; build dependencies come from
    apt).
 
-Nothing here needs root except installing build dependencies for (5).
+Nothing here needs root except installing build dependencies for (6).
+
+A binary is accepted when ``tmux -V`` names the version asked for, whatever
+name it reports itself with: tmux 3.2a prints the name it was started as
+(``tmux-3.2a 3.2a``), later releases print ``tmux``.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CACHE = ROOT / ".cache" / "tmux"
+#: Plain builds of the releases the package mirrors lack, beside the project in CI.
+SHARED_BUILDS = ROOT.parent / "shared" / "tmux-builds"
 #: The releases of the test matrix (the simulator imitates the same ones).
 KNOWN_VERSIONS = ("3.2a", "3.3a", "3.4", "3.5a", "3.6b", "3.7c", "3.8")
 #: Newer Debian suites searched after the machine's own ``<codename>-backports``.
@@ -71,7 +79,8 @@ def tmux_version(executable: Path | str) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    match = re.fullmatch(r"tmux (\S+)\s*", out.stdout)
+    # "tmux 3.8"; tmux 3.2a prints the name it was started as: "tmux-3.2a 3.2a".
+    match = re.fullmatch(r"\S+ (\d\S*)\s*", out.stdout)
     return match.group(1) if out.returncode == 0 and match else None
 
 
@@ -124,6 +133,29 @@ def from_system(version: str, cache: Path) -> Provisioned:
     bin_dir = cache / version / "system-bin"
     _install(bin_dir, Path(system).resolve())
     return Provisioned(version, bin_dir, f"system {system}")
+
+
+def builds_folder() -> Path | None:
+    """``$GRIDMUX_TMUX_BUILDS``, else ``../shared/tmux-builds`` when it is there."""
+    named = os.environ.get("GRIDMUX_TMUX_BUILDS")
+    if named:
+        return Path(named)
+    return SHARED_BUILDS if SHARED_BUILDS.is_dir() else None
+
+
+def from_builds(version: str, cache: Path) -> Provisioned:
+    folder = builds_folder()
+    if folder is None:
+        raise Unavailable(f"GRIDMUX_TMUX_BUILDS is not set and there is no {SHARED_BUILDS}")
+    candidate = folder / version / "tmux"
+    if not candidate.is_file():
+        raise Unavailable(f"no {candidate}")
+    found = tmux_version(candidate)
+    if found != version:
+        raise Unavailable(f"{candidate} reports {found!r}, not {version}")
+    bin_dir = cache / version / "builds-bin"
+    _install(bin_dir, candidate.resolve())
+    return Provisioned(version, bin_dir, f"build {candidate}")
 
 
 def from_cache(version: str, cache: Path) -> Provisioned:
@@ -359,7 +391,7 @@ def from_source(version: str, cache: Path) -> Provisioned:
     return Provisioned(version, bin_dir, f"built from the {version} release tarball")
 
 
-SOURCES = (from_user, from_system, from_cache, from_debian, from_source)
+SOURCES = (from_user, from_system, from_builds, from_cache, from_debian, from_source)
 
 
 def provision(version: str, cache: Path) -> Provisioned:

@@ -203,6 +203,8 @@ class SimBackend:
             pane = sim.pane(pane_id)
             state = pane_state_value(pane)
             rows = pane.terminal.capture(start, end, join=join_wrapped)
+            if join_wrapped:  # as the real backend does (trim_joined)
+                rows = [row.rstrip(" ") for row in rows]
             top, _ = resolve_row_range(state.history_size, state.height, start, end)
             untrimmed_top = 0
             untrimmed: tuple[str, ...] = ()
@@ -324,6 +326,10 @@ class SimBackend:
                     environment=environment,
                     command=command,
                 )
+                if not sim.version.honours_detached_size and (width or height):
+                    # What the real backend does on 3.2a, which ignores -x/-y here.
+                    for window in session.windows.values():
+                        sim.controls.resize_window(window.window_id, width=width, height=height)
                 return session_info(session)
         finally:
             if not sim.sessions and sim.server_options.get("exit-empty") == "on":

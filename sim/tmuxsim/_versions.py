@@ -56,10 +56,11 @@ class TmuxVersion:
 
     @property
     def reflow_counts_padding(self) -> bool:
-        """3.7+ (measured on 3.7c and 3.8; 3.6b not available to measure): reflow
-        counts a wide character's padding cell as one column, so a character
-        wider than the new width no longer swallows the one after it."""
-        return self._at_least(3, 7)
+        """3.6+ (measured: 3.5a swallows, 3.6b, 3.7c and 3.8 keep it; the fidelity
+        run on 3.6b placed it): reflow counts a wide character's padding cell
+        as one column, so a character wider than the new width no longer
+        swallows the one after it."""
+        return self._at_least(3, 6)
 
     @property
     def rgb_background_padding_is_narrow(self) -> bool:
@@ -73,10 +74,11 @@ class TmuxVersion:
 
     @property
     def text_overwrite_reaches_column_zero(self) -> bool:
-        """3.7+ (measured on 3.7c and 3.8; 3.6b not available): text written
-        over the right half of a wide character in column 0 blanks it; up to
-        3.5a the character stays and the text lands on its padding."""
-        return self._at_least(3, 7)
+        """3.6+ (measured on 3.6b, 3.7c and 3.8; the fidelity run on 3.6b placed
+        it): text written over the right half of a wide character in column 0
+        blanks it; up to 3.5a the character stays and the text lands on its
+        padding."""
+        return self._at_least(3, 6)
 
     @property
     def bounds_are_formats(self) -> bool:

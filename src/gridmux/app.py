@@ -12,7 +12,7 @@ from gridmux import prompts, resources
 from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
 from gridmux.instructions import build_instructions
-from gridmux.safety import Tier, enforce
+from gridmux.safety import enforce
 from gridmux.settings import Settings
 from gridmux.tools import ToolContext, register_all
 from gridmux.transport import serve

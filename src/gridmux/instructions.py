@@ -9,7 +9,7 @@ runs inside tmux.
 
 from __future__ import annotations
 
-from gridmux.safety import TIER_NOTES, Tier
+from gridmux.safety import TIER_NOTES
 from gridmux.settings import Settings
 
 GUIDE = """\

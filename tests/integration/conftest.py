@@ -289,6 +289,11 @@ def prompt_shown(snap: PaneSnapshot) -> bool:
 
 
 def _first_pane(session: libtmux.Session) -> str:
+    # tmux 3.2a ignores a detached session's -x/-y (80x23): size it as gridmux's
+    # backend does (docs/matrix.md), so every release starts at 80x24.
+    target = f"{session.session_id}:"
+    session.server.cmd("resize-window", "-t", target, "-x", "80", "-y", "24")
+    session.server.cmd("set-option", "-wu", "-t", target, "window-size")
     active = session.active_pane
     assert active is not None and active.pane_id is not None, session
     return active.pane_id

@@ -33,6 +33,7 @@ DEAD_FORMAT = (
     "|#{?#{!=:#{pane_dead_time},},1,0}|#{pane_pid}"
 )
 _DEAD_MESSAGE = re.compile(r"(Pane is dead \((?:status|signal) \d+, )(.*)$")
+_DEAD_MESSAGE_TIME = re.compile(r"(\d\d):(\d\d):(\d\d) \d{4}\)")
 
 
 def masked(rows: tuple[str, ...], mask: bool) -> tuple[str, ...]:
@@ -57,7 +58,7 @@ class Observed:
     alternate_on: bool
     dead: str  # pane_dead|pane_dead_status|pane_dead_signal|time set|pid empty/changed
     rows: tuple[str, ...]
-    joined: tuple[str, ...]  # capture-pane -J -S -: shows WRAPPED flags and cellused
+    joined: tuple[str, ...]  # capture-pane -J -S -, trimmed by the backend: WRAPPED flags
     escaped: tuple[str, ...]  # capture-pane -e -S -
     no_trim: tuple[str, ...]  # capture-pane -N -S -
     no_trim_used: tuple[str, ...]  # capture-pane -N -T -S - (3.4+; else empty)
@@ -198,7 +199,7 @@ class RealSide:
                 .rstrip("\n")
                 .split("|")
             )
-            if dead == "1" and (status or signal or not knows_signal):
+            if dead == "1" and (status or signal or (not knows_signal and self._told())):
                 return True
             if dead == "1":
                 self.raw("run-shell", "true")
@@ -208,7 +209,30 @@ class RealSide:
             assert time.monotonic() < deadline, f"pane {self.pane_id} did not die in time"
             time.sleep(0.01)  # polling a condition, with the deadline above
         when = self.raw("display-message", "-p", "-t", self.pane_id, "#{pane_dead_time}")
-        self.dead_time = int(when) if when.strip() else None
+        self.dead_time = int(when) if when.strip() else self._time_in_dead_message()
+
+    def _told(self) -> bool:
+        """3.2a (no ``pane_dead_signal``) can show a pane dead before it has reaped
+        the status and printed its message: the message's last characters (the
+        year and ")", the text least likely trimmed from history) say it has."""
+        joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
+        return re.search(r"\d\)$", "".join(joined.split())) is not None  # "... 2026)"
+
+    def _time_in_dead_message(self) -> int | None:
+        """tmux 3.2a has no ``pane_dead_time``: the time its message prints (UTC),
+        read from the joined capture. A small ``history-limit`` may already have
+        trimmed the message's start: the time of day is enough (it died today,
+        moments ago); with that gone too, the rows left show only seconds or the
+        year, and now is the time of death to the second."""
+        joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
+        now = int(time.time())
+        # Rows whose wrap flag went with the history are lines of their own.
+        found = _DEAD_MESSAGE_TIME.findall("".join(joined.splitlines()))
+        if not found:
+            return now
+        hours, minutes, seconds = (int(part) for part in found[-1])
+        when = now - now % 86400 + hours * 3600 + minutes * 60 + seconds
+        return when - 86400 if when > now + 60 else when
 
     def observe(self) -> Observed:
         snap = self.backend.snapshot(self.server, self.pane_id, start="-")
@@ -221,7 +245,7 @@ class RealSide:
             else ""
             for flags in CAPTURE_FLAGS
         )
-        mask = not self.version.has_dead_signal_and_time
+        mask = self.dead_time is None and not self.version.has_dead_signal_and_time
         return Observed.of(snap, joined, dead, (captures[0], captures[1], captures[2]), mask)
 
     def close(self) -> None:
@@ -264,6 +288,7 @@ class SimSide:
         self.pane_id = session.active_pane_id
         self.window_id = sim.list_windows(SIM_SERVER, session.session_id)[0].window_id
         self.last_pid: str | None = None
+        self.dead_time: int | None = None  # tmux's, when it could be read
 
     def apply(self, op: Op, now: int | None = None) -> None:
         """Apply ``op``; ``now`` sets the clock first (tmux's time of death, so
@@ -282,6 +307,7 @@ class SimSide:
                 SIM_SERVER, "history-limit", str(op.limit), scope="session", global_=True
             )
         elif isinstance(op, Exit):
+            self.dead_time = now
             pane = sim.server(SIM_SERVER).pane(self.pane_id)
             if not pane.tty_closed:
                 sim.set_option(
@@ -327,7 +353,7 @@ class SimSide:
             else ""
             for flags in CAPTURE_FLAGS
         )
-        mask = not self.version.has_dead_signal_and_time
+        mask = self.dead_time is None and not self.version.has_dead_signal_and_time
         return Observed.of(snap, joined, dead, (captures[0], captures[1], captures[2]), mask)
 
     @staticmethod

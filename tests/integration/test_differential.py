@@ -14,7 +14,8 @@ every step the two must agree on ``history_size``, ``history_limit``,
 ``alternate_on``, the dead-pane state (``pane_dead``, ``pane_dead_status``,
 ``pane_dead_signal``, whether ``pane_dead_time`` is set, whether ``pane_pid``
 is empty or changed), every row of ``capture-pane -S -``, every line of
-``capture-pane -J -S -`` (which shows WRAPPED flags and ``cellused``), of
+``capture-pane -J -S -`` as the backends return it (wrapped rows joined,
+trailing blanks trimmed: shows the WRAPPED flags), of
 ``capture-pane -e -S -`` (the version's SGR encoding, byte for byte), of
 ``capture-pane -N -S -`` (rows read to ``cellsize`` or ``cellused`` by
 version) and, from 3.4, of ``capture-pane -N -T -S -``. The simulator's
@@ -288,7 +289,8 @@ def tally(record_testsuite_property: Callable[[str, object], None]) -> Iterator[
 # not stored, so cellused does not grow - but inside the allocation a
 # never-written cell carries GRID_FLAG_CLEARED, so a space there IS stored.
 # Only the one-cell path is affected (auto-wrap off here); it shows in
-# capture -J (3.3a+ reads to cellused). Row 0: 'ab' (col 2 is past cellsize 2);
+# what reads to cellused: -N on 3.3a, -N -T from 3.4 (the backends' joined
+# rows are trimmed). Row 0: 'ab' (col 2 is past cellsize 2);
 # row 1: 'a ' (col 1 inside cellsize 2 is stored, col 2 past it is not).
 # The first simulator fix (5325c1f) skipped every blank-onto-blank: row 1 'a'.
 @example(

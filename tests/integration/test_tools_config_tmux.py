@@ -112,12 +112,15 @@ async def test_option_values_arrays_and_user_options(
     client: Client,  # type: ignore[type-arg]
     tmux: RawTmux,
     pane: str,
+    tmux_release: tuple[int, int],
 ) -> None:
     value = "#{pane_id} 'q' \"d\" $HOME ~x;y"
     await call(client, "set_option", option="@note", value=value, target=pane)
     shown = await call(client, "show_option", option="@note", target=pane)
     assert (shown["value"], shown["scope"]) == (value, "pane")
-    assert tmux("show-options", "-p", "-v", "-t", pane, "@note") == value + "\n"
+    # tmux 3.4 itself prints a "$" that starts a name as "\$"; gridmux reads it back.
+    printed = re.sub(r"(\$[A-Za-z_{])", r"\\\1", value) if tmux_release == (3, 4) else value
+    assert tmux("show-options", "-p", "-v", "-t", pane, "@note") == printed + "\n"
     whole = await call(client, "show_option", option="status-format")
     # tmux's own listing: 'status-format[0] "..."' per index (two by default, three in 3.7+)
     listed = tmux("show-options", "-g", "status-format").splitlines()

@@ -272,12 +272,22 @@ async def test_session_info_rename_and_kill_on_real_tmux(
 # -- windows ----------------------------------------------------------------------------
 
 
+def detached_session(tmux: RawTmux, *args: str) -> None:
+    """``new-session -d`` sized by ``-x``/``-y`` on every release: tmux 3.2a ignores
+    them for a detached session (80x23), so resize as gridmux's backend does."""
+    tmux("new-session", "-d", *args)
+    x, y = args[args.index("-x") + 1], args[args.index("-y") + 1]
+    target = args[args.index("-s") + 1] + ":"
+    tmux("resize-window", "-t", target, "-x", x, "-y", y)
+    tmux("set-option", "-wu", "-t", target, "window-size")
+
+
 @pytest.fixture
 def dev(tmux: RawTmux) -> dict[str, str]:
     """Session 'dev' (80x24): windows 0 'editor' (current) and 1 'shell'; session 'ops'."""
-    tmux("new-session", "-d", "-s", "dev", "-n", "editor", "-x", "80", "-y", "24")
+    detached_session(tmux, "-s", "dev", "-n", "editor", "-x", "80", "-y", "24")
     tmux("new-window", "-d", "-t", "dev:1", "-n", "shell")
-    tmux("new-session", "-d", "-s", "ops", "-n", "logs", "-x", "80", "-y", "24")
+    detached_session(tmux, "-s", "ops", "-n", "logs", "-x", "80", "-y", "24")
     rows = tmux("list-windows", "-a", "-F", "#{window_name} #{window_id} #{session_id}")
     ids = {name: wid for name, wid, _ in (line.split() for line in rows.splitlines())}
     ids["dev"] = tmux("display-message", "-p", "-t", "dev", "#{session_id}").strip()
@@ -469,7 +479,7 @@ async def test_split_window_too_small_is_refused_by_tmux_and_changes_nothing(
     tmux: RawTmux,
     state: State,
 ) -> None:
-    tmux("new-session", "-d", "-s", "tiny", "-x", "80", "-y", "2")
+    detached_session(tmux, "-s", "tiny", "-x", "80", "-y", "2")
     before = state()
     assert "no room to split" in await call_error(client, "split_window", size=1)
     error = await call_error(client, "split_window")  # tmux itself says no

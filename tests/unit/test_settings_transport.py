@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from gridmux.app import load_backend
-from gridmux.settings import DEFAULT_HOST, DEFAULT_PORT, Settings, build_parser, is_loopback
 from gridmux.safety import Tier
+from gridmux.settings import DEFAULT_HOST, DEFAULT_PORT, Settings, build_parser, is_loopback
 from gridmux.transport import bind_loopback
 
 #: Every option: (field, option value, what the field holds then).

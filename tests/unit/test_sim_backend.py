@@ -276,6 +276,16 @@ def test_snapshot_joins_wrapped_rows() -> None:
     assert joined.top == 0
 
 
+def test_joined_rows_carry_no_trailing_blanks_like_rows() -> None:
+    """tmux 3.3+ keeps written trailing blanks in ``-J``, 3.2a pads to the row's
+    allocation; both backends trim joined lines as tmux trims unjoined rows."""
+    backend, pane = started()
+    write(backend, pane, b"x" * 45 + b"   \nab  \nend")
+    assert backend.snapshot(REF, pane).rows[:4] == ("x" * 40, "x" * 5, "ab", "end")
+    joined = backend.snapshot(REF, pane, join_wrapped=True)
+    assert joined.rows[:3] == ("x" * 45, "ab", "end")
+
+
 def test_pane_snapshot_pairs_the_listing_with_a_snapshot() -> None:
     backend, pane = started()
     write(backend, pane, b"hello")

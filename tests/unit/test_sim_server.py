@@ -235,11 +235,16 @@ def test_remain_on_exit_failed_keeps_only_failures(status: int, kept: bool) -> N
     assert any(p.pane_id == "%1" for p in server.all_panes()) is kept
 
 
-def test_remain_on_exit_is_a_plain_flag_in_3_2a() -> None:
+def test_remain_on_exit_is_already_a_choice_in_3_2a() -> None:
+    """Measured on tmux 3.2a: "failed" is taken, "1" and "yes" (flag spellings)
+    are refused with "unknown value"; only "key" (3.7) is missing."""
     server = quiet("3.2a")
     server.new_session()
-    with pytest.raises(InvalidArgument, match="remain-on-exit"):
-        server.config.set_option("remain-on-exit", "failed", scope="window", global_=True)
+    server.config.set_option("remain-on-exit", "failed", scope="window", global_=True)
+    assert server.window_options.get("remain-on-exit") == "failed"
+    for value in ("1", "yes", "key"):
+        with pytest.raises(InvalidArgument, match="unknown value"):
+            server.config.set_option("remain-on-exit", value, scope="window", global_=True)
 
 
 def test_pane_option_overrides_window_option_for_remain_on_exit() -> None:

@@ -276,10 +276,10 @@ def test_feeding_10000_lines_is_fast() -> None:
 
 @pytest.mark.parametrize(
     ("version", "row"),
-    [("3.3a", "中0"), ("3.5a", "中0"), ("3.7c", " 0"), ("3.8", " 0")],
+    [("3.3a", "中0"), ("3.5a", "中0"), ("3.6b", " 0"), ("3.7c", " 0"), ("3.8", " 0")],
 )
 def test_text_over_the_right_half_of_a_wide_character_in_column_0(version: str, row: str) -> None:
-    """Measured on real tmux: up to 3.5a the character survives, from 3.7c it is blanked."""
+    """Measured on real tmux: up to 3.5a the character survives, from 3.6b it is blanked."""
     t = Terminal(6, 2, 100, TmuxVersion.parse(version))
     t.feed("中\b0".encode())
     assert t.capture()[0] == row

@@ -140,7 +140,8 @@ def test_reflow_never_splits_a_wide_character() -> None:
         # up to 3.5a the padding cell counts 0 columns: it starts the next row,
         # which then takes 'y' behind it, and capture never shows 'y'
         ("3.5a", ["x", "", "中", "", "z"], "x中z", (3, 1, 1)),
-        # 3.7c counts it as one column: it fills a row of its own
+        # from 3.6b it counts as one column: it fills a row of its own
+        ("3.6b", ["x", "", "中", "", "y", "z"], "x中yz", (4, 1, 1)),
         ("3.7c", ["x", "", "中", "", "y", "z"], "x中yz", (4, 1, 1)),
     ],
 )

@@ -328,7 +328,7 @@ def test_joined_lines_map_output_rows_to_joined_lines(backend: SimBackend) -> No
     rows = snap.rows
     assert rows[:7] == ("$ $ cmd", "a" * 10, "a" * 10, "a" * 5, "", "ok", "$")
     assert joined_lines(snap, joined, 1, 5) == ["a" * 25, "", "ok"]
-    assert joined_lines(snap, joined, 1, 6) == ["a" * 25, "", "ok", "$ "]  # -J keeps blanks
+    assert joined_lines(snap, joined, 1, 6) == ["a" * 25, "", "ok", "$"]  # blanks trimmed
     assert joined_lines(snap, joined, 5, 5) == ["ok"]
     # a range that starts inside a wrapped line cannot be told: None
     assert joined_lines(snap, joined, 2, 5) is None

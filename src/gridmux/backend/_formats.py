@@ -71,6 +71,9 @@ class RecordFormat:
 
 _C_ESCAPES = {b"\\": b"\\", b"t": b"\t", b"n": b"\n", b"r": b"\r", b"a": b"\a", b"b": b"\b"}
 _C_ESCAPES |= {b"f": b"\f", b"v": b"\v", b"s": b" ", b"0": b"\0"}
+#: tmux 3.4 also prints a ``$`` that starts a name as ``\$`` (3.5 and later do not;
+#: they double every backslash, so ``\$`` cannot come from them).
+_C_ESCAPES[b"$"] = b"$"
 
 
 def escape(text: str) -> str:
@@ -79,12 +82,14 @@ def escape(text: str) -> str:
 
 
 def unescape(data: bytes) -> bytes:
-    """Undo the vis(3) escaping tmux 3.5/3.5a apply to format output.
+    """Undo the vis(3) escaping tmux 3.4 to 3.5a apply to format output.
 
     Those releases print ``display-message -p`` and ``-F`` listings with
     backslashes doubled, tabs and newlines as ``\\t``/``\\n`` and other
     control bytes as octal ``\\ooo`` (3.3a and 3.7c print them raw). Since the
-    backslash itself is escaped, decoding left to right is unambiguous.
+    backslash itself is escaped, decoding left to right is unambiguous. tmux
+    3.4 escapes control bytes the same way and ``$name`` as ``\\$name``, but
+    prints backslashes raw.
     """
     out = bytearray()
     i, n = 0, len(data)

@@ -66,7 +66,29 @@ class ObjectOperations(UsesRunner):
         args += spawn_args(start_directory, environment) + command_args(command)
         what = "create a session" + (f" named {name!r}" if name else "")
         out = self._run(server, [args], what)
-        return first(what, lambda: formats.parse_sessions(out, fmt))
+        session = first(what, lambda: formats.parse_sessions(out, fmt))
+        if width is not None or height is not None:
+            self._size_detached_session(server, session.session_id, width, height)
+        return session
+
+    def _size_detached_session(
+        self, server: ServerRef, session_id: str, width: int | None, height: int | None
+    ) -> None:
+        """tmux 3.2a makes a detached session's window ``default-size`` less its status
+        line (80x23), whatever ``-x``/``-y`` say (3.3 honours them): size it as asked.
+
+        ``resize-window`` leaves the window's ``window-size`` at ``manual``; unsetting it
+        again lets the window follow its clients as on 3.3 and later.
+        """
+        what = f"size the new session {session_id}"
+        target = check_id("session", session_id) + ":"
+        version = decode(
+            self._run(server, [["display-message", "-p", "-t", target, "#{version}"]], what)
+        ).strip()
+        if tmux_release(version) >= (3, 3):
+            return
+        resize = ["resize-window", "-t", target, *size_args(width, height)]
+        self._run(server, [resize, ["set-option", "-wu", "-t", target, "window-size"]], what)
 
     def new_window(
         self,

@@ -40,12 +40,13 @@ if TYPE_CHECKING:
 Command = Sequence[str]
 
 # Substrings of tmux's stderr that mean "the target does not exist", matched
-# case-insensitively (wording checked against tmux 3.3a).
+# case-insensitively (wording checked against tmux 3.3a; 3.2a's delete-buffer
+# says only "no buffer").
 _NOT_FOUND_MARKERS = (
     "can't find ",
     "no such ",
     "not found",
-    "no buffer ",
+    "no buffer",
     "unknown buffer",
     "no current session",
     "no current window",

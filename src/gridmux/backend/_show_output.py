@@ -61,10 +61,24 @@ def unvis(text: str) -> str:
     return out.decode("utf-8", errors="replace")
 
 
+#: An even run of backslashes before ``$name``: tmux 3.4 added one of them.
+_DOLLAR_34 = re.compile(r"(?<!\\)((?:\\\\)+)(?=\$[A-Za-z_{])")
+
+
+def undollar(value: str) -> str:
+    """Undo tmux 3.4's extra backslash before ``$name`` in a double-quoted value.
+
+    Inside double quotes every release writes ``$`` as ``\\$`` and a backslash
+    as ``\\\\``, so a ``$`` is preceded by an odd run of backslashes; 3.4 then
+    puts one more before each ``$`` that starts a name, making the run even.
+    """
+    return _DOLLAR_34.sub(lambda m: m.group(1)[:-1], value)
+
+
 def unescape(value: str) -> str:
     """An option value as tmux stored it, from the way ``show-options`` prints it."""
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return unvis(value[1:-1])
+        return unvis(undollar(value[1:-1]) if value[0] == '"' else value[1:-1])
     return unvis(value)
 
 
@@ -132,6 +146,7 @@ def parse_environment(text: str) -> dict[str, str | None]:
         if match.group("unset") is not None:
             environment[match.group("unset")] = None
         else:
-            environment[match.group("name")] = _ENV_ESCAPE.sub(r"\1", match.group("value"))
+            value = undollar(match.group("value"))
+            environment[match.group("name")] = _ENV_ESCAPE.sub(r"\1", value)
         pos = match.end()
     return environment

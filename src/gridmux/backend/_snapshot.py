@@ -48,6 +48,16 @@ def capture_command(
     return command
 
 
+def trim_joined(lines: list[str]) -> list[str]:
+    """Joined lines without trailing blanks, like the rows tmux prints unjoined.
+
+    ``capture-pane -J`` keeps trailing blanks, and not the same ones on every
+    release: 3.2a pads each line to the size allocated for its row, 3.3 and
+    later keep the blanks that were written. Neither is text the pane shows.
+    """
+    return [line.rstrip(" ") for line in lines]
+
+
 def parse_state_line(what: str, pane_id: str, line: bytes) -> PaneState:
     """The state from a ``STATE_FORMAT`` line, or NotFound when the pane is gone."""
     try:
@@ -106,6 +116,8 @@ def parse_snapshot(
         captured = lines[-1]
     top, bottom = resolve_row_range(state.history_size, state.height, start, end)
     rows = split_lines(decode(captured))
+    if join_wrapped:
+        rows = trim_joined(rows)
     if not join_wrapped:
         expected = bottom - top + 1
         if len(rows) > expected:
