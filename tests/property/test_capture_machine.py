@@ -37,7 +37,7 @@ from gridmux.capture import (
     CursorRejected,
     Reading,
     Refusal,
-    _core,
+    RowMemory,
     advance,
     first,
     row_hash,
@@ -88,6 +88,7 @@ class CaptureMachine(RuleBasedStateMachine):
         self.disturbed = False
         self.rewrapped = False
         self.respawned = False
+        self.memory = RowMemory()
 
     # -- helpers ---------------------------------------------------------------
     @property
@@ -157,7 +158,7 @@ class CaptureMachine(RuleBasedStateMachine):
     @rule()
     def forget_row_texts(self) -> None:
         # As in a new server process: the core locates rows by hash alone.
-        _core._NEWEST_ROWS.clear()
+        self.memory = RowMemory()
 
     # -- reading ------------------------------------------------------------------
     def snapshot(self, start: int | str) -> PaneSnapshot:
@@ -173,20 +174,20 @@ class CaptureMachine(RuleBasedStateMachine):
         if self.cursor is None:
             self.respawned = False
             snap = self.snapshot(FIRST_PLAN.start)
-            reading = first(snap)
+            reading = first(snap, memory=self.memory)
             self.check_visible(reading, snap)
             self.remember(reading)
             return
         snap = self.snapshot("-")
         if self.respawned:
             with pytest.raises(CursorRejected) as refused:
-                advance(self.cursor, snap)
+                advance(self.cursor, snap, memory=self.memory)
             assert refused.value.reason is Refusal.RESPAWNED
             self.cursor = None
             self.respawned = False
             event("read: refused after respawn")
             return
-        reading = advance(self.cursor, snap)
+        reading = advance(self.cursor, snap, memory=self.memory)
         self.check_delta(reading, snap)
         self.remember(reading)
 

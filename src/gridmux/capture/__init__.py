@@ -16,6 +16,7 @@ from ._core import (
 )
 from ._cursor import PREFIX, SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
 from ._limits import Limited, limit_tail, line_cost
+from ._rows import RowMemory
 
 __all__ = [
     "FIRST_PLAN",
@@ -31,6 +32,7 @@ __all__ = [
     "ReadPlan",
     "Reading",
     "Refusal",
+    "RowMemory",
     "SnapshotView",
     "StateView",
     "advance",

@@ -24,7 +24,7 @@ class Limited:
 
 def line_cost(line: str) -> int:
     """Bytes a line occupies in a newline-terminated UTF-8 transcript."""
-    return len(line.encode("utf-8")) + 1
+    return len(line.encode()) + 1
 
 
 def limit_tail(lines: tuple[str, ...], max_lines: int | None, max_bytes: int | None) -> Limited:
@@ -38,14 +38,10 @@ def limit_tail(lines: tuple[str, ...], max_lines: int | None, max_bytes: int | N
         raise ValueError("max_lines must be at least 1")
     if max_bytes is not None and max_bytes < 1:
         raise ValueError("max_bytes must be at least 1")
-    kept = list(lines)
-    dropped_lines = 0
-    dropped_bytes = 0
-    if max_lines is not None and len(kept) > max_lines:
-        head = kept[: len(kept) - max_lines]
-        dropped_lines += len(head)
-        dropped_bytes += sum(line_cost(line) for line in head)
-        kept = kept[len(kept) - max_lines :]
+    cut = 0 if max_lines is None else max(len(lines) - max_lines, 0)
+    head, kept = lines[:cut], list(lines[cut:])
+    dropped_lines = len(head)
+    dropped_bytes = sum(line_cost(line) for line in head)
     if max_bytes is not None:
         total = sum(line_cost(line) for line in kept)
         while len(kept) > 1 and total > max_bytes:
@@ -53,19 +49,21 @@ def limit_tail(lines: tuple[str, ...], max_lines: int | None, max_bytes: int | N
             total -= cost
             dropped_lines += 1
             dropped_bytes += cost
-        if kept and total > max_bytes:
-            tail, cut = _keep_tail_bytes(kept[0], max_bytes - 1)
-            kept[0] = tail
+        if kept:
+            # The newest line alone may still be over the budget (a no-op otherwise).
+            kept[0], cut = _keep_tail_bytes(kept[0], max_bytes - 1)
             dropped_bytes += cut
     return Limited(tuple(kept), dropped_lines, dropped_bytes)
 
 
 def _keep_tail_bytes(line: str, budget: int) -> tuple[str, int]:
-    data = line.encode("utf-8")
-    tail = data[len(data) - budget :] if budget > 0 else b""
+    """The last ``budget`` bytes of ``line`` (all of it when it fits), starting on
+    a character, and how many bytes were cut."""
+    data = line.encode()
+    tail = data[max(len(data) - budget, 0) :]
     # Skip UTF-8 continuation bytes so the kept tail starts on a character.
     start = 0
     while start < len(tail) and (tail[start] & 0xC0) == 0x80:
         start += 1
     kept = tail[start:]
-    return kept.decode("utf-8"), len(data) - len(kept)
+    return kept.decode(), len(data) - len(kept)

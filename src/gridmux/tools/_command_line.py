@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gridmux.backend import PaneInfo, PaneSnapshot, PaneState, ServerRef
-from gridmux.capture import Cursor, advance
+from gridmux.capture import Cursor, RowMemory, advance
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
 from ._context import ToolContext, tool_error
@@ -60,11 +60,11 @@ def echo_end(rows: Sequence[str], needle: str) -> int | None:
 
 
 def output_rows(
-    snap: PaneSnapshot, cursor: Cursor, line: TypedLine
+    snap: PaneSnapshot, cursor: Cursor, line: TypedLine, memory: RowMemory | None = None
 ) -> tuple[list[str], bool, int, int]:
     """Rows after the echoed line up to the cursor, whether the head is gone,
     and their absolute first and last index (every retained row in ``snap``)."""
-    reading = advance(cursor, snap)
+    reading = advance(cursor, snap, memory=memory)
     state, top, rows = snap.state, snap.top, snap.rows
     anchor = state.history_size + state.cursor_y
     end = anchor if rows[anchor - top] else anchor - 1

@@ -27,6 +27,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import Lifespan
 
 from gridmux.backend import SOCKET_NAME, SOCKET_PATH, PaneInfo, ServerRef, TmuxBackend
+from gridmux.capture import RowMemory
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
@@ -70,6 +71,8 @@ class ToolContext:
     settings: Settings
     #: run_command's memory of the shells it typed into (this server's only)
     shells: Shells = field(default_factory=Shells, compare=False)
+    #: row texts the capture core keeps between reads (speed only; bounded)
+    row_memory: RowMemory = field(default_factory=RowMemory, compare=False)
 
     def lifespan(self) -> Lifespan:
         """A FastMCP lifespan that hands this context to the server's tools."""

@@ -100,7 +100,7 @@ async def capture_since(
     def read() -> tuple[str, Reading]:
         if cursor is None:
             target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            return target, first(snapshot(target, FIRST_PLAN))
+            return target, first(snapshot(target, FIRST_PLAN), memory=ctx.row_memory)
         parsed = parse_cursor(cursor, pane_id=pane_id)
         if targeted:
             pane = ctx.resolve(server, None, session_name, session_id, window_id)
@@ -117,7 +117,7 @@ async def capture_since(
                 f"pane {parsed.pane_id} of this cursor no longer exists",
                 hint="Call capture_since without a cursor on a live pane (see list_panes).",
             ) from exc
-        return parsed.pane_id, advance(parsed, snap)
+        return parsed.pane_id, advance(parsed, snap, memory=ctx.row_memory)
 
     def guarded() -> tuple[str, Reading]:
         try:

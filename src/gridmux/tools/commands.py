@@ -128,7 +128,7 @@ def collect(
     without them both are read here.
     """
     snap = held or ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
-    lines, missed, start, end = output_rows(snap, cursor, line)
+    lines, missed, start, end = output_rows(snap, cursor, line, ctx.row_memory)
     state = snap.state
     if joined is not None:
         found = joined_lines(snap, joined, start, end)
@@ -208,7 +208,7 @@ async def run_command(
         if previous is not None and not previous.settled(snap.state):
             await_prompt(ctx, server, target, previous)
             snap = read_pane(target)
-        return target, first(snap).cursor
+        return target, first(snap, memory=ctx.row_memory).cursor
 
     def read_pane(target: str) -> PaneSnapshot:
         """The pane's window and screen, once it is checked to take a typed line."""
@@ -319,7 +319,7 @@ async def _run_in_one_list(
         status = None if run.status is None else parse_status(run.status)
         if status is None and after.state.dead:
             raise tool_error(shell_exited(target, after.state))
-        cursor = first(run.before).cursor
+        cursor = first(run.before, memory=ctx.row_memory).cursor
         output = await ctx.call(
             guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
         )

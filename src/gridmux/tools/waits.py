@@ -166,7 +166,7 @@ async def wait_for_text(
     def begin() -> tuple[str, Reading]:
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
         snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
-        return pane.pane_id, first(snap)
+        return pane.pane_id, first(snap, memory=ctx.row_memory)
 
     target, entry = await ctx.call(guarded(begin))
     at_entry = _first_hit(success, entry.lines) is not None
@@ -183,7 +183,7 @@ async def wait_for_text(
 
     def poll(cursor: Cursor) -> Reading:
         snap = ctx.backend.snapshot(server, target, start=FOLLOW_PLAN.start, end=None)
-        return advance(cursor, snap)
+        return advance(cursor, snap, memory=ctx.row_memory)
 
     while outcome is None:
         remaining = deadline - time.monotonic()
