@@ -74,9 +74,19 @@ def types(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def unit(session: nox.Session) -> None:
-    """Fast, simulator-backed tests of every layer (no tmux needed)."""
+    """Fast, simulator-backed tests of every layer, and the contract suite's simulator side."""
     install(session, "test")
-    session.run("pytest", "tests/unit", "-q", "-n", "auto", *session.posargs)
+    session.run(
+        "pytest",
+        "tests/unit",
+        "tests/contract",
+        "-m",
+        "not tmux",
+        "-q",
+        "-n",
+        "auto",
+        *session.posargs,
+    )
 
 
 @nox.session(python=PYTHONS)
@@ -122,12 +132,24 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME).
 
     ``control``: the backend's control-mode channel on, or forced off (one
-    tmux process per command); the suite must pass both ways.
+    tmux process per command); the suite must pass both ways. The contract
+    suite (``tests/contract``) runs its real-tmux side here.
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
     install(session, "test")
     install_inspector(session)
-    session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs, env=env)
+    session.run(
+        "pytest",
+        "tests/integration",
+        "tests/contract",
+        "-m",
+        "not sim",
+        "-q",
+        "-n",
+        "2",
+        *session.posargs,
+        env=env,
+    )
 
 
 @nox.session(python=PYTHON)
