@@ -8,7 +8,6 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
-from gridmux.tools._command_line import echo_end, squash, typed_line
 from tests.mcp_calls import call, call_error
 
 
@@ -141,24 +140,6 @@ async def test_a_shell_that_exits_is_an_error(
 
 
 # -- the echo finder ---------------------------------------------------------------------------
-
-
-def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
-    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
-    text = "$ " + line.text
-    rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
-    assert echo_end(rows, line.needle) == len(rows) - 3
-    assert echo_end(["1", "2"], line.needle) is None
-    assert squash(" a b\tc ") == "abc"
-
-
-def test_typed_line_quotes_the_command() -> None:
-    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
-    assert line.text.startswith(
-        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
-    )
-    assert line.status_option == "@gridmux-status-t"
-    assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
 
 
 # -- registration ------------------------------------------------------------------------------

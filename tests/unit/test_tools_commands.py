@@ -12,11 +12,19 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxFailure
-from gridmux.tools._command_line import joined_lines
+from gridmux.tools._command_line import echo_end, joined_lines, squash, typed_line
 from tests.mcp_calls import call, call_error
 from tmuxsim import ManualClock, SimBackend
 
 REF = ServerRef()
+
+
+@pytest.fixture(autouse=True, params=["steps", "one list"])
+def run_path(request: pytest.FixtureRequest, backend: SimBackend) -> str:
+    """Every test both ways run_command can go: step by step (control mode), and
+    as one ``type_and_wait`` (a backend that starts a tmux process per list)."""
+    backend.one_list_runs = request.param == "one list"
+    return str(request.param)
 
 
 def new_pane(backend: SimBackend, name: str = "work", *, width: int = 40, height: int = 10) -> str:
@@ -354,3 +362,21 @@ async def test_non_zero_exit_status(
     out = await run(client, pane, command)
     assert out["exit_status"] == status
     assert out["timed_out"] is False
+
+
+def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
+    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
+    text = "$ " + line.text
+    rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
+    assert echo_end(rows, line.needle) == len(rows) - 3
+    assert echo_end(["1", "2"], line.needle) is None
+    assert squash(" a b\tc ") == "abc"
+
+
+def test_typed_line_quotes_the_command() -> None:
+    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
+    assert line.text.startswith(
+        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
+    )
+    assert line.status_option == "@gridmux-status-t"
+    assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
