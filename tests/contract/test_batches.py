@@ -148,9 +148,7 @@ async def test_a_readonly_batch_refuses_a_mutating_tool(
 
 
 async def test_a_batch_never_exceeds_the_server_tier(ref: ServerRef, backend: TmuxBackend) -> None:
-    server = create_server(
-        backend, Settings(backend="sim", socket_path=ref.socket_path, safety="readonly")
-    )
+    server = create_server(backend, Settings(socket_path=ref.socket_path, safety="readonly"))
     async with Client(server) as client:
         out = await batch(client, "call_readonly_tools_batch", op("create_session"))
         assert "call_mutating_tools_batch" not in {t.name for t in await client.list_tools()}

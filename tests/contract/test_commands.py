@@ -170,9 +170,7 @@ async def test_tiers_annotations_and_schemas(client: Client) -> None:  # type: i
 
 
 async def test_hidden_from_a_readonly_server(ref: ServerRef, backend: TmuxBackend) -> None:
-    server = create_server(
-        backend, Settings(backend="sim", socket_path=ref.socket_path, safety="readonly")
-    )
+    server = create_server(backend, Settings(socket_path=ref.socket_path, safety="readonly"))
     async with Client(server) as readonly:
         names = {t.name for t in await readonly.list_tools()}
     assert "run_command" not in names

@@ -1,7 +1,6 @@
-"""display_message, find_pane_by_position, set_pane_title, clear_pane, resize_pane,
-select_pane, swap_pane and paste_text through the MCP client, on both backends;
-and the backend capabilities they added (directional select_pane, clear_pane,
-paste_buffer into a dead pane) on the SimBackend itself."""
+"""display_message, find_pane_by_position, set_pane_title, resize_pane and
+paste_text through the MCP client, on both backends (select_pane and swap_pane:
+test_pane_selection.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend, TmuxFailure
+from tests.contract.pane_views import grid, screens, session, world
 from tests.mcp_calls import call, call_error
 
 TOOLS = {
@@ -24,52 +24,6 @@ TOOLS = {
     "swap_pane": ("mutating", False, False, False, False, "Swap tmux Panes"),
     "paste_text": ("mutating", False, True, False, True, "Paste Text into tmux Pane"),
 }
-
-
-def session(
-    backend: TmuxBackend, ref: ServerRef, name: str = "main", command: str | None = None
-) -> str:
-    made = backend.new_session(ref, name=name, width=80, height=24, command=command)
-    assert made.active_pane_id is not None
-    return made.active_pane_id
-
-
-def grid(backend: TmuxBackend, ref: ServerRef) -> dict[str, str]:
-    """A 2x2 window: corner name -> pane id (top-left stays active)."""
-    top_left = session(backend, ref)
-    top_right = backend.split_window(ref, top_left, direction="right").pane_id
-    bottom_left = backend.split_window(ref, top_left, direction="below").pane_id
-    bottom_right = backend.split_window(ref, top_right, direction="below").pane_id
-    return {
-        "top-left": top_left,
-        "top-right": top_right,
-        "bottom-left": bottom_left,
-        "bottom-right": bottom_right,
-    }
-
-
-def world(backend: TmuxBackend, ref: ServerRef) -> tuple[Any, ...]:
-    """What a failed call must leave alone: each pane's place and state, and the buffers.
-
-    Not the screens: on tmux a shell may still be drawing its prompt. Tests of
-    tools that type compare the screens of quiet panes themselves (``screens``).
-    """
-    panes = [
-        (p.pane_id, p.window_id, p.pane_index, p.width, p.height, p.left, p.top)
-        + (p.active, p.title, p.dead, p.in_mode, p.history_size)
-        for p in backend.list_panes(ref)
-    ]
-    return (panes, backend.list_buffers(ref))
-
-
-def screens(backend: TmuxBackend, ref: ServerRef) -> list[tuple[str, ...]]:
-    return [
-        tuple(backend.snapshot(ref, p.pane_id, start="-").rows) for p in backend.list_panes(ref)
-    ]
-
-
-def active(backend: TmuxBackend, ref: ServerRef) -> str:
-    return next(p.pane_id for p in backend.list_panes(ref) if p.active)
 
 
 # -- registration -------------------------------------------------------------------
@@ -239,123 +193,6 @@ async def test_resize_pane_zooms_and_unzooms(
     assert not backend.list_windows(ref)[0].zoomed
 
 
-# -- select_pane --------------------------------------------------------------------------
-
-
-async def test_select_pane_by_id(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    panes = grid(backend, ref)
-    info = await call(client, "select_pane", pane_id=panes["bottom-right"])
-    assert (info["pane_id"], info["pane_active"]) == (panes["bottom-right"], True)
-    assert active(backend, ref) == panes["bottom-right"]
-
-
-@pytest.mark.parametrize(
-    ("start", "direction", "expected"),
-    [
-        ("top-left", "right", "top-right"),
-        ("top-left", "down", "bottom-left"),
-        ("top-left", "up", "bottom-left"),  # wraps round the window
-        ("top-left", "left", "top-right"),
-        ("bottom-right", "up", "top-right"),
-        ("bottom-right", "left", "bottom-left"),
-    ],
-)
-async def test_select_pane_by_direction_from_the_active_pane(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-    start: str,
-    direction: str,
-    expected: str,
-) -> None:
-    panes = grid(backend, ref)
-    backend.select_pane(ref, panes[start])
-    info = await call(client, "select_pane", direction=direction, window_id="@0")
-    assert info["pane_id"] == panes[expected]
-    assert active(backend, ref) == panes[expected]
-
-
-async def test_select_pane_direction_from_a_given_pane_and_last_next_previous(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    panes = grid(backend, ref)  # indexes: top-left 0, bottom-left 1, top-right 2, bottom-right 3
-    moved = await call(client, "select_pane", pane_id=panes["bottom-left"], direction="right")
-    assert moved["pane_id"] == panes["bottom-right"]
-    last = await call(client, "select_pane", direction="last")
-    assert last["pane_id"] == panes["top-left"]
-    nxt = await call(client, "select_pane", direction="next")
-    assert nxt["pane_id"] == panes["bottom-left"]
-    prev = await call(client, "select_pane", direction="previous", session_name="main")
-    assert prev["pane_id"] == panes["top-left"]
-    wrapped = await call(client, "select_pane", direction="previous")
-    assert wrapped["pane_id"] == panes["bottom-right"]
-
-
-async def test_select_pane_with_no_neighbour_keeps_the_active_pane(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    pane = session(backend, ref)
-    assert (await call(client, "select_pane", direction="up"))["pane_id"] == pane
-    assert (await call(client, "select_pane", direction="next"))["pane_id"] == pane
-
-
-async def test_select_pane_direction_needs_a_window_when_there_are_several(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    session(backend, ref)
-    session(backend, ref, name="other")
-    before = world(backend, ref)
-    error = await call_error(client, "select_pane", direction="up")
-    assert "no target given and the server has 2 windows" in error
-    assert world(backend, ref) == before
-
-
-# -- swap_pane ----------------------------------------------------------------------------
-
-
-async def test_swap_pane_exchanges_places_and_keeps_ids(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    panes = grid(backend, ref)
-    before = {p.pane_id: (p.left, p.top) for p in backend.list_panes(ref)}
-    info = await call(
-        client,
-        "swap_pane",
-        source_pane_id=panes["top-left"],
-        target_pane_id=panes["bottom-right"],
-    )
-    after = {p.pane_id: (p.left, p.top) for p in backend.list_panes(ref)}
-    assert info["pane_id"] == panes["top-left"]
-    assert (info["pane_left"], info["pane_top"]) == before[panes["bottom-right"]]
-    assert after[panes["bottom-right"]] == before[panes["top-left"]]
-    assert after[panes["top-right"]] == before[panes["top-right"]]
-
-
-async def test_swap_pane_across_windows(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-) -> None:
-    pane = session(backend, ref)
-    other = backend.new_window(ref, "$0").active_pane_id
-    info = await call(client, "swap_pane", source_pane_id=pane, target_pane_id=other)
-    assert info["window_id"] == "@1"
-    windows = {p.pane_id: p.window_id for p in backend.list_panes(ref)}
-    assert windows == {pane: "@1", other: "@0"}
-
-
 # -- paste_text ---------------------------------------------------------------------------
 
 
@@ -436,35 +273,6 @@ async def test_resize_pane_bad_input_changes_nothing(
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        ({}, "needs pane_id or direction"),
-        ({"direction": "last", "window_id": "@1"}, "no last pane"),
-        ({"direction": "sideways"}, "direction"),
-        ({"pane_id": "%42"}, "no pane %42"),
-        ({"pane_id": "42"}, "not a tmux pane id"),
-        ({"pane_id": "%0", "window_id": "@1"}, "not in the window or session"),
-        ({"pane_id": "%0", "session_name": "other"}, "not in the window or session"),
-        ({"direction": "up", "window_id": "@7"}, "no window @7"),
-        ({"direction": "up", "window_index": "x1", "session_name": "main"}, "window index"),
-    ],
-)
-async def test_select_pane_bad_input_changes_nothing(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-    args: dict[str, Any],
-    needle: str,
-) -> None:
-    first = session(backend, ref)
-    backend.split_window(ref, first)
-    session(backend, ref, name="other")
-    before = (world(backend, ref), backend.list_windows(ref))
-    assert needle in await call_error(client, "select_pane", **args)
-    assert (world(backend, ref), backend.list_windows(ref)) == before
-
-
-@pytest.mark.parametrize(
-    ("args", "needle"),
-    [
         ({"title": "two\nlines", "pane_id": "%0"}, "control characters"),
         ({"title": "bell\x07", "pane_id": "%0"}, "control characters"),
         ({"title": "x", "pane_id": "%5"}, "no pane %5"),
@@ -482,27 +290,4 @@ async def test_set_pane_title_bad_input_changes_nothing(
     backend.split_window(ref, session(backend, ref))
     before = world(backend, ref)
     assert needle in await call_error(client, "set_pane_title", **args)
-    assert world(backend, ref) == before
-
-
-@pytest.mark.parametrize(
-    ("args", "needle"),
-    [
-        ({"source_pane_id": "%0", "target_pane_id": "%0"}, "with itself"),
-        ({"source_pane_id": "%0", "target_pane_id": "%8"}, "no pane %8"),
-        ({"source_pane_id": "%8", "target_pane_id": "%0"}, "no pane %8"),
-        ({"source_pane_id": "%0", "target_pane_id": "@1"}, "not a tmux pane id"),
-        ({"source_pane_id": "%0"}, "target_pane_id"),
-    ],
-)
-async def test_swap_pane_bad_input_changes_nothing(
-    ref: ServerRef,
-    client: Client,  # type: ignore[type-arg]
-    backend: TmuxBackend,
-    args: dict[str, Any],
-    needle: str,
-) -> None:
-    grid(backend, ref)
-    before = world(backend, ref)
-    assert needle in await call_error(client, "swap_pane", **args)
     assert world(backend, ref) == before

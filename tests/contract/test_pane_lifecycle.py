@@ -45,7 +45,6 @@ async def client_for(
     """A client whose server believes it runs in ``caller_pane`` of this server."""
     socket = backend.server_info(ref).socket_path if caller_pane else None
     settings = Settings(
-        backend="sim",
         socket_path=ref.socket_path,
         caller_pane=caller_pane,
         caller_socket=socket,

@@ -71,9 +71,7 @@ async def test_hierarchy_tools_are_registered_with_tiers_titles_and_socket_param
 async def test_each_hierarchy_tool_is_in_its_tier(
     ref: ServerRef, backend: TmuxBackend, safety: str, shown: set[str]
 ) -> None:
-    server = create_server(
-        backend, Settings(backend="sim", socket_path=ref.socket_path, safety=safety)
-    )
+    server = create_server(backend, Settings(socket_path=ref.socket_path, safety=safety))
     async with Client(server) as c:
         names = {t.name for t in await c.list_tools()}
     assert names & set(HIERARCHY) == {name for name, spec in HIERARCHY.items() if spec[0] in shown}
@@ -122,7 +120,6 @@ async def guarded(ref: ServerRef, backend: TmuxBackend) -> AsyncIterator[tuple[C
     backend.new_session(ref, name="work")
     assert home.active_pane_id is not None
     settings = Settings(
-        backend="sim",
         safety="destructive",
         caller_pane=home.active_pane_id,
         socket_path=ref.socket_path,

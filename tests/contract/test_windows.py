@@ -345,7 +345,6 @@ async def guarded(
     """A client whose MCP server runs in the 'shell' window's pane."""
     (pane,) = backend.list_panes(ref, window_id=two_sessions["shell"])
     settings = Settings(
-        backend="sim",
         safety="destructive",
         caller_pane=pane.pane_id,
         socket_path=ref.socket_path,

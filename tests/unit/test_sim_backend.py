@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +28,23 @@ def started(version: str = "3.3a", **kwargs: Any) -> tuple[SimBackend, str]:
     return backend, session.active_pane_id
 
 
+def call_shape(method: object) -> list[tuple[str, object, object]]:
+    """Parameter names, kinds and defaults of ``method`` (nothing: there is none)."""
+    if not callable(method):
+        return []
+    return [(p.name, p.kind, p.default) for p in inspect.signature(method).parameters.values()]
+
+
 def test_sim_backend_satisfies_the_protocol() -> None:
-    backend: TmuxBackend = SimBackend()  # mypy checks the structure
-    assert backend.list_sessions(REF) == []
+    _: TmuxBackend = SimBackend()  # mypy checks the types statically
+    methods = [name for name in dir(TmuxBackend) if not name.startswith("_")]
+    assert "snapshot" in methods and len(methods) > 40
+    differ = [
+        name
+        for name in methods
+        if call_shape(getattr(TmuxBackend, name)) != call_shape(getattr(SimBackend, name, None))
+    ]
+    assert differ == [], "the simulator's methods must take what the protocol's take"
 
 
 # -- servers -------------------------------------------------------------------------
