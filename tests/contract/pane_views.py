@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from gridmux.backend import ServerRef, TmuxBackend
+from tests.contract.conftest import PROMPT
 
 
 def session(
@@ -51,3 +53,25 @@ def screens(backend: TmuxBackend, ref: ServerRef) -> list[tuple[str, ...]]:
 
 def active(backend: TmuxBackend, ref: ServerRef) -> str:
     return next(p.pane_id for p in backend.list_panes(ref) if p.active)
+
+
+def shows_prompt(backend: TmuxBackend, ref: ServerRef, pane_id: str, prompts: int = 1) -> bool:
+    """The pane's shell waits at its prompt, the ``prompts``-th one on the screen."""
+    snap = backend.snapshot(ref, pane_id)
+    at_cursor = snap.rows[snap.state.cursor_y].rstrip() == PROMPT.rstrip()
+    drawn = sum(row.startswith(PROMPT.rstrip()) for row in snap.rows[: snap.state.cursor_y + 1])
+    return at_cursor and snap.state.cursor_x == len(PROMPT) and drawn >= prompts
+
+
+def wait_for_prompt(
+    backend: TmuxBackend, ref: ServerRef, pane_id: str, prompts: int = 1, timeout: float = 5.0
+) -> None:
+    """Before typing into a new pane: wait (with a deadline) until its shell prompts.
+
+    On tmux a shell draws its prompt when it gets to it, and keys typed before
+    that are echoed ahead of it; the simulator prompts at once.
+    """
+    deadline = time.monotonic() + timeout
+    while not shows_prompt(backend, ref, pane_id, prompts):
+        assert time.monotonic() < deadline, f"no prompt #{prompts} in {pane_id} in {timeout}s"
+        time.sleep(0.01)  # a poll interval, not a synchronisation

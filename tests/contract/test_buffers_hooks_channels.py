@@ -10,6 +10,8 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from tests.contract.conftest import Eventually
+from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
 OURS = re.compile(r"^gridmux_[0-9a-f]{32}_(?P<logical>[A-Za-z0-9_.-]+)$")
@@ -107,12 +109,15 @@ async def test_show_buffer_keeps_the_newest_lines(client: Client) -> None:  # ty
 
 
 async def test_paste_buffer_types_into_the_target_pane(
+    eventually: Eventually,
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
 ) -> None:
     pane_a = await session(client, "a")
     pane_b = await session(client, "b")
+    wait_for_prompt(backend, ref, pane_a)
+    wait_for_prompt(backend, ref, pane_b)
     name = (await call(client, "load_buffer", content="echo pasted-'42'\n"))["buffer_name"]
     before = screen(backend, ref, pane_a), screen(backend, ref, pane_b)
     text = await call_error(client, "paste_buffer", buffer_name=name)
@@ -120,10 +125,10 @@ async def test_paste_buffer_types_into_the_target_pane(
     assert (screen(backend, ref, pane_a), screen(backend, ref, pane_b)) == before
     done = await call(client, "paste_buffer", buffer_name=name, session_name="b")
     assert done == {"result": f"Pasted buffer {name} into pane {pane_b}"}
-    assert "pasted-42" in screen(backend, ref, pane_b)
+    await eventually(lambda: "pasted-42" in screen(backend, ref, pane_b), what="the paste")
     assert screen(backend, ref, pane_a) == before[0]
     await call(client, "paste_buffer", buffer_name=name, pane_id=pane_a, bracket=False)
-    assert "pasted-42" in screen(backend, ref, pane_a)
+    await eventually(lambda: "pasted-42" in screen(backend, ref, pane_a), what="the paste")
     assert name in buffers(backend, ref)  # pasting keeps the buffer
 
 
@@ -152,14 +157,16 @@ async def test_paste_buffer_bad_input_pastes_nothing(
 
 
 async def test_paste_buffer_into_a_dead_pane_is_refused(
+    eventually: Eventually,
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
 ) -> None:
     pane = await session(client, "a")
     await call(client, "set_option", option="remain-on-exit", value="on", global_=True)
+    wait_for_prompt(backend, ref, pane)
     await call(client, "send_keys", pane_id=pane, keys="exit 3", enter=True)
-    assert backend.pane_state(ref, pane).dead
+    await eventually(lambda: backend.pane_state(ref, pane).dead, what="the shell's exit")
     name = (await call(client, "load_buffer", content="echo x\n"))["buffer_name"]
     text = await call_error(client, "paste_buffer", buffer_name=name, pane_id=pane)
     assert "is dead" in text

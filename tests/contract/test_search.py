@@ -7,6 +7,7 @@ from typing import Any
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call
 
 
@@ -17,8 +18,10 @@ def pane_with(
     session = backend.new_session(ref, name=name, width=60, height=height)
     assert session.active_pane_id is not None
     pane = session.active_pane_id
-    for line in lines:
+    for typed, line in enumerate(lines, start=1):
+        wait_for_prompt(backend, ref, pane, prompts=typed)
         backend.send_keys(ref, pane, f"printf '%s\\n' '{line}'", literal=True, enter=True)
+    wait_for_prompt(backend, ref, pane, prompts=len(lines) + 1)
     return pane
 
 

@@ -17,6 +17,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from gridmux.backend import ServerRef, TmuxBackend
+from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
 SHORT = 0.3
@@ -25,6 +26,7 @@ SHORT = 0.3
 def new_pane(backend: TmuxBackend, ref: ServerRef, name: str = "work", *, height: int = 10) -> str:
     session = backend.new_session(ref, name=name, width=60, height=height)
     assert session.active_pane_id is not None
+    wait_for_prompt(backend, ref, session.active_pane_id)
     return session.active_pane_id
 
 
