@@ -45,7 +45,8 @@ from gridmux.backend import (
 
 from ._clock import Clock, ManualClock
 from ._processes import ProcessTable
-from ._server import SimServer, default_socket_path
+from ._server import SimServer
+from ._server_state import default_socket_path
 from ._values import pane_info, session_info, window_info
 from ._values import pane_state as pane_state_value
 

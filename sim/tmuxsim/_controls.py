@@ -1,9 +1,9 @@
-"""Commands that rearrange or drive existing objects of a SimServer:
+"""Commands that rearrange or drive existing objects of a server:
 rename, select, resize and zoom, layouts, moving and swapping, killing,
 keys, copy mode, pipe-pane, clear-history and paste buffers.
 
 Creation and process lifecycles live in ``_server.py``; this module only
-changes what exists.
+changes what exists, through the server's state (``ServerState``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ._model import check_name, check_size
 
 if TYPE_CHECKING:
     from ._model import SimPane, SimWindow
-    from ._server import SimServer
+    from ._server_state import ServerState
 
 _NAMED_LAYOUTS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 # Keys that leave copy mode (emacs mode-keys: cancel).
@@ -29,7 +29,7 @@ _COPY_MODE_EXIT = (b"q", b"\x1b", b"\x03")
 
 
 class Controls:
-    def __init__(self, server: SimServer) -> None:
+    def __init__(self, server: ServerState) -> None:
         self._server = server
 
     # -- names, selection, titles -------------------------------------------------

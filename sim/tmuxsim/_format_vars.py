@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._layout_json import window_layout
+from ._processes import HOST
 from ._versions import TmuxVersion
 
 if TYPE_CHECKING:
-    from ._model import SimPane, SimSession, SimWindow
-    from ._server import SimServer
+    from ._model import Host, SimPane, SimSession, SimWindow
 
-HOST = "tmuxsim"
 _UNSET_SAVED_CURSOR = "4294967295"  # UINT_MAX: alternate_saved_x/_y never saved
 
 
@@ -25,7 +24,7 @@ def _flag(value: bool) -> str:
     return "1" if value else "0"
 
 
-def server_variables(server: SimServer) -> dict[str, str]:
+def server_variables(server: Host) -> dict[str, str]:
     return {
         "pid": str(server.pid),
         "version": str(server.version),

@@ -31,10 +31,10 @@ from ._spawn import process_environment, start_program
 
 if TYPE_CHECKING:
     from ._model import SimPane
-    from ._server import SimServer
+    from ._server_state import ServerState
 
 
-def tty_closed(server: SimServer, pane: SimPane) -> None:
+def tty_closed(server: ServerState, pane: SimPane) -> None:
     """The pty read end of file: tmux closes its side (``wp->fd = -1``)."""
     if pane.tty_closed or pane.destroyed or not server.alive:
         return
@@ -42,7 +42,7 @@ def tty_closed(server: SimServer, pane: SimPane) -> None:
     _destroy_ready(server, pane)
 
 
-def exited(server: SimServer, pane: SimPane, status: int, signal: int | None) -> None:
+def exited(server: ServerState, pane: SimPane, status: int, signal: int | None) -> None:
     """The program's exit status was reaped (``server_child_exited``); its tty
     is closed with it."""
     if pane.exited or pane.destroyed or not server.alive:
@@ -57,7 +57,7 @@ def exited(server: SimServer, pane: SimPane, status: int, signal: int | None) ->
     _destroy_ready(server, pane)
 
 
-def _destroy_ready(server: SimServer, pane: SimPane) -> None:
+def _destroy_ready(server: ServerState, pane: SimPane) -> None:
     # window_pane_destroy_ready + server_destroy_pane, as far as they show.
     version = server.version
     remain = pane.option("remain-on-exit")
@@ -87,7 +87,7 @@ def _destroy_ready(server: SimServer, pane: SimPane) -> None:
 
 
 def respawn(
-    server: SimServer,
+    server: ServerState,
     pane_id: str,
     *,
     kill: bool,

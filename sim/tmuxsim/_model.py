@@ -2,28 +2,94 @@
 
 They hold state and answer questions about themselves; changes that touch
 more than one object (creating, killing, moving, process exit) are the
-server's job (``_server.py``).
+server's job (``_server_state.py``, ``_server.py``). They reach their server
+only through ``Host``, the few things they (and the modules that read them)
+need of it; ``SimServer`` implements it. This module therefore depends on no
+part of the server, and every part of the server may depend on it.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import MutableMapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gridmux.backend import InvalidArgument
 
-from ._format_vars import HOST
 from ._keys import keys_to_bytes
 from ._layout import Layout
 from ._options import Options
-from ._pane_client import PaneClient
-from ._programs import IdleProgram, Program
+from ._processes import HOST
+from ._programs import IdleProgram, Program, TmuxClient
 from ._stores import Environment
 from ._terminal import Terminal
 
 if TYPE_CHECKING:
-    from ._server import SimServer
+    from ._clock import Clock
+    from ._stores import Channels
+    from ._versions import TmuxVersion
+
+
+class Host(Protocol):
+    """The server as its sessions, windows and panes see it."""
+
+    @property
+    def version(self) -> TmuxVersion: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def socket_path(self) -> str: ...
+
+    @property
+    def start_time(self) -> int: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    @property
+    def channels(self) -> Channels:
+        """wait-for channels (a pane's ``tmux wait-for`` blocks on them)."""
+        ...
+
+    @property
+    def session_options(self) -> Options:
+        """The global session options, parent of every session's."""
+        ...
+
+    @property
+    def window_options(self) -> Options:
+        """The global window options, parent of every window's."""
+        ...
+
+    def pane_exited(self, pane: SimPane, status: int, signal: int | None = None) -> None:
+        """``pane``'s program ended (handled at the end of the running operation)."""
+        ...
+
+    def pane_tty_closed(self, pane: SimPane) -> None:
+        """``pane``'s program closed its tty (handled at the end of the running operation)."""
+        ...
+
+    def signal_channel(self, channel: str) -> None:
+        """``wait-for -S channel``."""
+        ...
+
+    def resolve(self, target: str | None) -> tuple[SimSession, SimWindow, SimPane]:
+        """A target as tmux's cmd-find completes it (see ``ServerState.resolve``)."""
+        ...
+
+    def expand_format(self, fmt: str, pane: SimPane, *, control: bool = False) -> str:
+        """``fmt`` expanded for ``pane``."""
+        ...
+
+    def tmux_client(self, pane: SimPane, args: Sequence[str]) -> TmuxClient:
+        """``tmux ARGS`` run from ``pane``, a client of this server."""
+        ...
+
 
 _MAX_SIZE = 65535  # new-session -x/-y and resize bounds (USHRT_MAX)
 
@@ -51,7 +117,7 @@ class SimPane:
 
     def __init__(
         self,
-        server: SimServer,
+        server: Host,
         number: int,
         window: SimWindow,
         terminal: Terminal,
@@ -135,8 +201,8 @@ class SimPane:
     def signal_channel(self, channel: str) -> None:
         self.server.signal_channel(channel)
 
-    def tmux(self, args: Sequence[str]) -> PaneClient:
-        return PaneClient(self, args)
+    def tmux(self, args: Sequence[str]) -> TmuxClient:
+        return self.server.tmux_client(self, args)
 
     # -- input -----------------------------------------------------------------
     def input(self, data: bytes) -> None:
@@ -190,9 +256,7 @@ class SimPane:
 
 
 class SimWindow:
-    def __init__(
-        self, server: SimServer, number: int, session: SimSession, sx: int, sy: int
-    ) -> None:
+    def __init__(self, server: Host, number: int, session: SimSession, sx: int, sy: int) -> None:
         self.server = server
         self.number = number
         self.session = session
@@ -246,7 +310,7 @@ class SimWindow:
 class SimSession:
     def __init__(
         self,
-        server: SimServer,
+        server: Host,
         number: int,
         name: str,
         *,

@@ -27,14 +27,24 @@ from gridmux.backend import GridmuxError, OptionScope
 from . import _commands as commands
 
 if TYPE_CHECKING:
+    from ._controls import Controls
     from ._model import SimPane
+    from ._server_config import ServerConfig
 
 
 class PaneClient:
-    """One ``tmux`` invocation from a pane; ``run`` it until it is ``done``."""
+    """One ``tmux`` invocation from a pane; ``run`` it until it is ``done``.
 
-    def __init__(self, pane: SimPane, args: Sequence[str]) -> None:
+    The server makes it (``SimServer.tmux_client``) and hands it the command
+    groups it runs commands on; everything else it reaches through the pane.
+    """
+
+    def __init__(
+        self, pane: SimPane, args: Sequence[str], *, config: ServerConfig, controls: Controls
+    ) -> None:
         self._pane = pane
+        self._config = config
+        self._controls = controls
         self.output = ""
         self.status = 0
         self.done = False
@@ -88,7 +98,7 @@ class PaneClient:
         elif name == "display-message":
             self.output += commands.display_message(self._pane, flags, rest)
         else:
-            self._pane.server.controls.set_buffer(rest[0], flags.get("b"))
+            self._controls.set_buffer(rest[0], flags.get("b"))
         return False
 
     def _wait_for(self, flags: dict[str, str], channel: str) -> bool:
@@ -113,7 +123,7 @@ class PaneClient:
             else "session"
         )
         target = flags.get("t") or self._pane.pane_id
-        config = self._pane.server.config
+        config = self._config
         global_ = "g" in flags
         if "u" in flags:
             config.unset_option(rest[0], scope=scope, target=target, global_=global_)

@@ -1,4 +1,5 @@
-"""Process ids and pty numbers, handed out like an operating system would.
+"""The simulated machine: its host name, and process ids and pty numbers
+handed out like an operating system would.
 
 One ``ProcessTable`` stands for one machine: every SimServer a SimBackend
 creates shares it, so a server started again on the same socket gets a new
@@ -9,6 +10,9 @@ sequence of operations.
 """
 
 from __future__ import annotations
+
+#: The simulated machine's host name (``#{host}``, a new pane's title).
+HOST = "tmuxsim"
 
 
 class ProcessTable:

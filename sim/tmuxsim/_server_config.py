@@ -1,4 +1,4 @@
-"""Options, hooks and environments of a SimServer, with tmux's scoping.
+"""Options, hooks and environments of a server, with tmux's scoping.
 
 tmux picks the table an option goes to from the option itself
 (``options.c:options_scope_from_name``): server options always go to the
@@ -22,13 +22,13 @@ from ._stores import Environment
 
 if TYPE_CHECKING:
     from ._model import SimPane
-    from ._server import SimServer
+    from ._server_state import ServerState
 
 _INDEXED = re.compile(r"^(.+)\[(\d+)\]$")
 
 
 class ServerConfig:
-    def __init__(self, server: SimServer) -> None:
+    def __init__(self, server: ServerState) -> None:
         self._server = server
 
     # -- where a value lives -------------------------------------------------------
@@ -117,12 +117,7 @@ class ServerConfig:
                         pane.terminal.set_history_limit(limit)
         elif name == "scroll-on-clear":
             for pane in server.all_panes():
-                self.apply_pane_options(pane)
-
-    def apply_pane_options(self, pane: SimPane) -> None:
-        """Options the grid reads directly (tmux-grid.md §3: 3.3+ scroll-on-clear)."""
-        if self._server.version.has_scroll_on_clear_option:
-            pane.terminal.scroll_on_clear = pane.option("scroll-on-clear") == "on"
+                apply_pane_options(pane)
 
     # -- hooks ---------------------------------------------------------------------------
     def _hook_options(
@@ -203,6 +198,12 @@ class ServerConfig:
         if session_id is None:
             return self._server.environment
         return self._server.session(session_id).environment
+
+
+def apply_pane_options(pane: SimPane) -> None:
+    """Options the grid reads directly (tmux-grid.md §3: 3.3+ scroll-on-clear)."""
+    if pane.server.version.has_scroll_on_clear_option:
+        pane.terminal.scroll_on_clear = pane.option("scroll-on-clear") == "on"
 
 
 def _check_variable(name: str) -> None:

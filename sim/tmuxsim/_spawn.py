@@ -12,16 +12,17 @@ from gridmux.backend import InvalidArgument
 
 from ._model import SimPane, SimWindow
 from ._programs import PaneIO, Program
+from ._server_config import apply_pane_options
 from ._shell import SimShell
 from ._stores import merged_environment
 from ._terminal import Terminal
 
 if TYPE_CHECKING:
-    from ._server import SimServer
+    from ._server_state import ServerState
 
 
 def make_pane(
-    server: SimServer,
+    server: ServerState,
     window: SimWindow,
     sx: int,
     sy: int,
@@ -34,7 +35,7 @@ def make_pane(
     number = server.next_pane_number
     server.next_pane_number += 1
     pane = SimPane(
-        server,
+        window.server,
         number,
         window,
         terminal,
@@ -43,13 +44,13 @@ def make_pane(
         start_command=None,
         environment={},
     )
-    server.config.apply_pane_options(pane)
+    apply_pane_options(pane)
     pane.environment.update(process_environment(server, pane, environment))
     return pane
 
 
 def process_environment(
-    server: SimServer, pane: SimPane, extra: Mapping[str, str] | None
+    server: ServerState, pane: SimPane, extra: Mapping[str, str] | None
 ) -> dict[str, str]:
     session = pane.window.session
     env = merged_environment(server.environment, session.environment)
@@ -60,7 +61,7 @@ def process_environment(
     return env
 
 
-def start_program(server: SimServer, pane: SimPane, command: str | None) -> None:
+def start_program(server: ServerState, pane: SimPane, command: str | None) -> None:
     pane.start_command = command
     pane.pid = server.processes.new_pid()
     if command is None:
@@ -70,7 +71,7 @@ def start_program(server: SimServer, pane: SimPane, command: str | None) -> None
     pane.program.start()
 
 
-def _make_program(server: SimServer, pane: SimPane, command: str | None) -> Program:
+def _make_program(server: ServerState, pane: SimPane, command: str | None) -> Program:
     if server.program_factory is not None:
         return server.program_factory(pane, command)
     shell = posixpath.basename(pane.window.session.option("default-shell")) or "sh"

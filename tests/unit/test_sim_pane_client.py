@@ -13,6 +13,12 @@ def shell(clock: ManualClock | None = None) -> SimPane:
     return session.active_pane
 
 
+def server_of(pane: SimPane) -> SimServer:
+    """The SimServer ``pane`` belongs to (the pane itself knows it only as a ``Host``)."""
+    assert isinstance(pane.server, SimServer)
+    return pane.server
+
+
 def typed(pane: SimPane, line: str) -> None:
     pane.send_keys(line, literal=True)
     pane.send_keys("Enter")
@@ -26,7 +32,7 @@ def screen(pane: SimPane) -> list[str]:
 
 
 def pane_options(pane: SimPane) -> dict[str, str]:
-    return pane.server.config.show_options(scope="pane", target=pane.pane_id)
+    return server_of(pane).config.show_options(scope="pane", target=pane.pane_id)
 
 
 def test_set_option_from_the_pane_defaults_to_the_calling_pane() -> None:
@@ -45,7 +51,7 @@ def test_command_lists_run_in_order_and_stop_at_an_error() -> None:
         "tmux set -p -t %0 @a 1 \\; set-buffer -b buf hello \\; set -p -t %9 @b 2 \\; set -p @c 3",
     )
     assert pane_options(pane) == {"@a": "1"}  # the list stopped at the missing pane
-    assert pane.server.buffers.get("buf").data == "hello"
+    assert server_of(pane).buffers.get("buf").data == "hello"
     typed(pane, "echo $?")
     assert screen(pane)[-2] == "1"
 
@@ -63,7 +69,7 @@ def test_a_list_that_does_not_parse_runs_nothing() -> None:
 
 def test_wait_for_blocks_the_shell_until_signalled() -> None:
     pane = shell()
-    server = pane.server
+    server = server_of(pane)
     typed(pane, "tmux wait-for -S done \\; wait-for ack; echo released")
     assert pane.program.command_name == "tmux"
     assert server.wait_for("done", 1.0) is True  # held: signalled before anyone waited
@@ -74,7 +80,7 @@ def test_wait_for_blocks_the_shell_until_signalled() -> None:
 
 def test_a_signal_held_before_the_wait_releases_it_at_once() -> None:
     pane = shell()
-    pane.server.signal_channel("early")
+    server_of(pane).signal_channel("early")
     typed(pane, "tmux wait-for early; echo through")
     assert screen(pane)[-2:] == ["through", "$"]
 
@@ -91,7 +97,7 @@ def test_ctrl_c_ends_a_blocked_client() -> None:
 def test_one_shell_signals_another() -> None:
     clock = ManualClock()
     first = shell(clock)
-    server = first.server
+    server = server_of(first)
     second = server.split_window(first.pane_id)
     typed(second, "tmux wait-for go; echo woke")
     typed(first, "sleep 2; tmux wait-for -S go")
@@ -130,7 +136,7 @@ def test_a_line_left_open_by_a_quote_continues() -> None:
 def test_run_command_line_round_trip() -> None:
     """The exact line run_command types: status kept, shell held, then cleaned up."""
     pane = shell()
-    server = pane.server
+    server = server_of(pane)
     line = (
         " eval 'seq 1 3; false'; tmux set-option -p -t %0 @gridmux-status-t \"$?\" "
         "\\; wait-for -S gridmux-t \\; wait-for gridmux-t-ack "

@@ -15,6 +15,12 @@ def shell(version: str = "3.3a", clock: ManualClock | None = None, **env: str) -
     return session.active_pane
 
 
+def server_of(pane: SimPane) -> SimServer:
+    """The SimServer ``pane`` belongs to (the pane itself knows it only as a ``Host``)."""
+    assert isinstance(pane.server, SimServer)
+    return pane.server
+
+
 def typed(pane: SimPane, line: str) -> None:
     pane.send_keys(line, literal=True)
     pane.send_keys("Enter")
@@ -232,7 +238,7 @@ def test_sleep_runs_until_the_clock_passes_its_deadline() -> None:
     pane = shell(clock=clock)
     typed(pane, "sleep 2; echo woke")
     assert pane.current_command == "sleep"
-    assert pane.server.next_deadline() == 102.0
+    assert server_of(pane).next_deadline() == 102.0
     clock.advance(1.5)
     assert screen(pane) == ["$ sleep 2; echo woke"]
     clock.advance(0.5)
@@ -262,7 +268,7 @@ def test_ctrl_c_interrupts_sleep_and_drops_type_ahead() -> None:
 def test_tmux_wait_for_signals_the_panes_server() -> None:
     clock = ManualClock()
     pane = shell(clock=clock)
-    server = pane.server
+    server = server_of(pane)
     typed(pane, "sleep 3; tmux wait-for -S done")
     assert server.wait_for("done", 1.0) is False
     assert clock.now() == 1.0
