@@ -7,7 +7,8 @@ from typing import Any
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
-from tests.contract.pane_views import wait_for_prompt
+from tests.contract.conftest import Eventually
+from tests.contract.pane_views import shows_prompt, wait_for_prompt
 from tests.mcp_calls import call
 
 
@@ -106,12 +107,18 @@ async def test_per_pane_cap_keeps_the_newest_lines(
 
 
 async def test_scrollback_only_with_content_start(
+    eventually: Eventually,
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
 ) -> None:
     pane = pane_with(backend, ref, "a", "OLD LINE", height=5)
     backend.send_keys(ref, pane, "seq 1 30", literal=True, enter=True)
+
+    def seq_done() -> bool:
+        return "30" in backend.snapshot(ref, pane).rows and shows_prompt(backend, ref, pane)
+
+    await eventually(seq_done, what="seq's output and the next prompt")
     assert (await search(client, pattern="old line"))["matches"] == []
     near = await search(client, pattern="old line", content_start=-10)
     assert near["matches"] == []  # further back than 10 rows: not scanned
