@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -127,7 +128,10 @@ def _tmux_side(request: pytest.FixtureRequest) -> Iterator[Side]:
     root: Path = request.getfixturevalue("isolated_env")
     # tmux starts a pane's default shell as a login shell, which reads ~/.profile;
     # the server's global environment inherits SHELL, as the simulator's has /bin/sh.
-    (root / "home" / ".profile").write_text(f"PS1='{PROMPT}'\n")
+    # /etc/profile resets PATH: put the tmux under test back first, for the panes'
+    # own tmux clients (wait-for).
+    path = os.environ.get("PATH", "")
+    (root / "home" / ".profile").write_text(f"PS1='{PROMPT}'\nexport PATH='{path}'\n")
     monkeypatch.setenv("SHELL", "/bin/sh")
     binary: str = request.getfixturevalue("tmux_bin")
     ref: ServerRef = request.getfixturevalue("tmux_server")

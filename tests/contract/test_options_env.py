@@ -75,8 +75,14 @@ async def test_tools_are_listed_with_honest_annotations(client: Client) -> None:
 # -- show_option -------------------------------------------------------------------------
 
 
-async def test_show_option_without_target_is_the_global_value(client: Client) -> None:  # type: ignore[type-arg]
+async def test_show_option_without_target_is_the_global_value(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+) -> None:
     await two_sessions(client)
+    version = backend.server_info(ref).version or ""
+    escape_time = "10" if version >= "3.5" else "500"  # tmux 3.5 lowered the default
     assert await call(client, "show_option", option="history-limit") == {
         "option": "history-limit",
         "value": "2000",
@@ -86,7 +92,7 @@ async def test_show_option_without_target_is_the_global_value(client: Client) ->
     window = await call(client, "show_option", option="remain-on-exit", scope="pane")
     assert (window["value"], window["scope"]) == ("off", "window")
     server = await call(client, "show_option", option="escape-time")
-    assert (server["value"], server["scope"]) == ("500", "server")
+    assert (server["value"], server["scope"]) == (escape_time, "server")
 
 
 async def test_show_option_inherits_down_to_the_pane(
