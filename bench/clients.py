@@ -1,4 +1,10 @@
-"""The servers under test and the real MCP stdio clients that drive them."""
+"""The servers under test and the MCP stdio clients that drive them.
+
+gridmux runs with an audit log (``GRIDMUX_AUDIT_LOG``) per connection: its
+records carry each call's request id and ``duration_ms``, the time the call
+spent inside the server (FastMCP's middleware chain, from the call reaching
+it to its result), which is what the budgets judge.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,10 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 
 from .rawclient import RawStdioClient
 from .tmuxenv import BenchError, TmuxEnv
@@ -53,7 +56,7 @@ def server_specs(
     gridmux: str | None = None,
     predecessor: str | None = None,
 ) -> list[ServerSpec]:
-    """gridmux (default mode, or control mode off and on) and the predecessor."""
+    """gridmux (control mode on, or off and on) and the predecessor."""
     grid_argv = (*_executable("gridmux", gridmux), "--socket-name", env.socket)
     grid_argv += ("--safety", "mutating")
     variants = [("gridmux-off", "off"), ("gridmux-on", "on")] if both_modes else [("gridmux", "")]
@@ -76,12 +79,32 @@ def spawn_target(key: str) -> float:
     return 1.0 if key == "gridmux-off" else 0.0
 
 
+def budgeted(key: str) -> bool:
+    """Whether the server-side budgets apply: gridmux with control mode on (the default)."""
+    return key in ("gridmux", "gridmux-on")
+
+
+def audit_durations(path: Path) -> dict[str, float]:
+    """request id -> seconds inside the server, for each top-level call in an audit log
+    (calls nested in a batch carry ``parent`` and are part of their batch's time)."""
+    durations: dict[str, float] = {}
+    with contextlib.suppress(FileNotFoundError):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if "parent" not in record and "request_id" in record:
+                durations[str(record["request_id"])] = record["duration_ms"] / 1000.0
+    return durations
+
+
 class McpServer:
     """One running server behind a connected MCP client."""
 
-    def __init__(self, spec: ServerSpec, client: Any) -> None:
+    def __init__(self, spec: ServerSpec, client: RawStdioClient, audit_log: Path | None) -> None:
         self.spec = spec
         self.client = client
+        self.audit_log = audit_log
+        #: the request id of the latest call, to find its audit record
+        self.last_request = ""
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> tuple[float, Any]:
         """Call ``tool`` (``ping``: an MCP ping); (seconds to the answer, structured result)."""
@@ -94,38 +117,42 @@ class McpServer:
         except Exception as exc:  # a protocol error or a timeout, not a tool error
             raise BenchError(f"{self.spec.label}: {tool}: {type(exc).__name__}: {exc}") from exc
         elapsed = time.perf_counter() - start
+        self.last_request = str(self.client.last_request_id)
         if result.is_error:
-            text = " ".join(getattr(block, "text", "") for block in result.content)
+            text = " ".join(block.text for block in result.content)
             raise BenchError(f"{self.spec.label}: {tool} failed: {text}")
         data: Any = result.structured_content
         if data is None:
-            text = "".join(getattr(block, "text", "") for block in result.content)
+            text = "".join(block.text for block in result.content)
             with contextlib.suppress(ValueError):
                 data = json.loads(text)
         if isinstance(data, dict) and set(data) == {"result"}:
             data = data["result"]
         return elapsed, data
 
+    async def server_seconds(self, requests: Sequence[str]) -> list[float] | None:
+        """Seconds inside the server of the calls ``requests`` named, from its audit log
+        (None for a server without one). A ping first: the server writes a call's record
+        on the event loop's turn after the call, so by the ping's answer it is written."""
+        if self.audit_log is None:
+            return None
+        await self.call("ping", {})
+        durations = audit_durations(self.audit_log)
+        return [durations[request] for request in requests if request in durations]
 
-#: Which MCP client drives the servers: "raw" (bench/rawclient.py, no per-call
-#: work of its own) or "fastmcp" (FastMCP's Client). Set by bench.run --client.
-CLIENT = {"kind": "raw"}
 
-
-def _client(spec: ServerSpec, env: TmuxEnv, path_first: Path | None, log: str) -> Any:
+def _client(
+    spec: ServerSpec, env: TmuxEnv, path_first: Path | None, log: str
+) -> tuple[RawStdioClient, Path | None]:
+    logs = env.root / "logs"
+    audit = None if spec.is_predecessor else logs / f"{spec.key}-{log}-audit.jsonl"
     server_env = {**env.base_env(path_first), **spec.env}
-    log_file = env.root / "logs" / f"{spec.key}-{log}.log"
-    if CLIENT["kind"] == "raw":
-        return RawStdioClient(spec.argv, env=server_env, cwd=str(env.root), log_file=log_file)
-    transport = StdioTransport(
-        spec.argv[0],
-        list(spec.argv[1:]),
-        env=server_env,
-        cwd=str(env.root),
-        keep_alive=False,
-        log_file=log_file,
+    if audit is not None:
+        server_env["GRIDMUX_AUDIT_LOG"] = str(audit)
+    client = RawStdioClient(
+        spec.argv, env=server_env, cwd=str(env.root), log_file=logs / f"{spec.key}-{log}.log"
     )
-    return Client(transport, mode="legacy", timeout=120, init_timeout=60)
+    return client, audit
 
 
 @contextlib.asynccontextmanager
@@ -138,17 +165,18 @@ async def connected(
         servers = []
         for spec in specs:
             directory, counter = env.counting_dir(spec.key) if counting else (None, None)
+            client, audit = _client(spec, env, directory, log)
             try:
-                client = await stack.enter_async_context(_client(spec, env, directory, log))
+                await stack.enter_async_context(client)
             except Exception as exc:
                 raise BenchError(f"{spec.label} did not start: {exc}") from exc
-            servers.append((McpServer(spec, client), counter))
+            servers.append((McpServer(spec, client, audit), counter))
         yield servers
 
 
 async def startup_seconds(spec: ServerSpec, env: TmuxEnv) -> float:
     """Seconds from spawning the server to the answer of its first tools/list."""
-    client = _client(spec, env, None, "startup")
+    client, _ = _client(spec, env, None, "startup")
     start = time.perf_counter()
     try:
         async with client:

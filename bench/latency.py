@@ -1,11 +1,14 @@
-"""Per-tool latency and tmux processes per call, every server on the same panes.
+"""Per-tool time per call and tmux processes per call, every server on the same panes.
 
-Calls alternate between the servers within each iteration (the order
-rotates every iteration), so machine noise hits all of them alike; warm-up
-iterations are not recorded. The same routine counts tmux processes, run on
-server instances that have a counting ``tmux`` first on their PATH (latency
-is measured on instances without it: the wrapper's own cost would burden the
-server that spawns more).
+Each call is timed twice: by the client (the round trip, every server) and
+by gridmux itself (the audit record's ``duration_ms``, the time inside the
+server), which the budgets judge. Calls alternate between the servers
+within each iteration (the order rotates every iteration), so machine
+noise hits all of them alike; warm-up iterations are not recorded. The
+same routine counts tmux processes, run on server instances that have a
+counting ``tmux`` first on their PATH (latency is measured on instances
+without it: the wrapper's own cost would burden the server that spawns
+more).
 """
 
 from __future__ import annotations
@@ -28,22 +31,23 @@ FOLLOW_STEP = 3
 class Case:
     name: str
     tool: str
-    #: gridmux median / predecessor median must not exceed this (None: no target).
-    target: float | None
+    #: Budget for the median time inside gridmux (ms), control mode on; None: no budget.
+    budget_ms: float | None
 
 
 CASES = (
     # The floor under every tool call: a JSON-RPC round trip over stdio, no tool.
     Case("ping (MCP round trip)", "ping", None),
-    Case("list_sessions", "list_sessions", 1 / 3),
-    Case(f"list_panes ({GRID_PANES} panes)", "list_panes", 1 / 3),
-    Case("capture_pane", "capture_pane", 1 / 3),
-    Case("snapshot_pane", "snapshot_pane", 1 / 3),
-    Case("capture_since (first)", "capture_since", 1 / 3),
-    Case("capture_since (follow-up)", "capture_since", 1 / 10),
-    Case("send_keys", "send_keys", 1 / 3),
-    Case("run_command", "run_command", 1 / 3),
-    Case(f"search_panes ({GRID_PANES} panes)", "search_panes", 1 / 3),
+    Case("list_sessions", "list_sessions", 5.0),
+    Case("list_windows", "list_windows", 5.0),
+    Case(f"list_panes ({GRID_PANES} panes)", "list_panes", 5.0),
+    Case("capture_pane", "capture_pane", 5.0),
+    Case("snapshot_pane", "snapshot_pane", 5.0),
+    Case("capture_since (first)", "capture_since", 5.0),
+    Case("capture_since (follow-up)", "capture_since", 5.0),
+    Case("send_keys", "send_keys", 5.0),
+    Case("run_command", "run_command", 20.0),
+    Case(f"search_panes ({GRID_PANES} panes)", "search_panes", 25.0),
 )
 
 
@@ -80,6 +84,7 @@ class Fixture:
         by_tool: dict[str, dict[str, Any]] = {
             "ping": {},
             "list_sessions": {},
+            "list_windows": {},
             "list_panes": {"session_name": "grid"},
             "capture_pane": {"pane_id": static},
             "snapshot_pane": {"pane_id": static},
@@ -122,7 +127,11 @@ class Fixture:
 
 @dataclass
 class CaseResult:
+    #: round trips (seconds), as the client saw them
     samples: list[float] = field(default_factory=list)
+    #: the request id of each sample, and the time inside the server (gridmux only)
+    requests: list[str] = field(default_factory=list)
+    server_samples: list[float] = field(default_factory=list)
     spawns_per_call: float | None = None
     #: tmux commands of the counted runs (``a+b`` for a command list) -> runs per call
     spawned: dict[str, float] = field(default_factory=dict)
@@ -170,11 +179,26 @@ async def run_cases(
                 note = fixture.check(case, key, data)
                 if iteration >= warmup:
                     per_server[key].samples.append(elapsed)
+                    per_server[key].requests.append(server.last_request)
                     if note:
                         per_server[key].note(note)
+        if case.tool != "ping":
+            await collect_server_times(plain, per_server)
         for key, offset in before.items():
             counter = counters[key]
             assert counter is not None
             per_server[key].count_spawns(TmuxEnv.spawned(counter, offset), iterations)
         results[case.name] = per_server
     return results
+
+
+async def collect_server_times(servers: list[McpServer], per_server: dict[str, CaseResult]) -> None:
+    """Each server's time inside it for the calls it answered, from its audit log."""
+    for server in servers:
+        result = per_server[server.spec.key]
+        found = await server.server_seconds(result.requests)
+        if found is None:
+            continue  # no audit log: the predecessor
+        result.server_samples = found
+        if len(found) < len(result.requests):
+            result.note(f"{len(result.requests) - len(found)} calls had no audit record")

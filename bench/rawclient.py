@@ -3,8 +3,9 @@
 It speaks MCP as any client does (``initialize``, ``notifications/initialized``,
 ``tools/list``, ``tools/call``, ``ping``; newline-delimited JSON-RPC on the
 server's stdin/stdout) and does nothing else per call, so the latencies it
-measures are the servers' own, not a client library's. ``--client fastmcp``
-measures through FastMCP's ``Client`` instead.
+measures are the servers' own, not a client library's. Request ids count up
+from 1; :attr:`RawStdioClient.last_request_id` names the latest, which is how
+gridmux's audit record of a call is found.
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ class RawStdioClient:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+
+    @property
+    def last_request_id(self) -> int:
+        """The id of the latest request sent (0 before the first)."""
+        return self._next_id
 
     async def ping(self) -> None:
         await self._request("ping", None)

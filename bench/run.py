@@ -1,12 +1,13 @@
-"""``python -m bench.run``: gridmux beside libtmux-mcp, over real MCP stdio clients.
+"""``python -m bench.run``: gridmux's budgets, beside libtmux-mcp, over MCP stdio.
 
 Both servers run as subprocesses behind MCP stdio clients, against one
-private tmux server, in one run: start-up time, per-tool latency (calls
-alternating between the servers), tmux processes per call (a counting
-``tmux`` first on PATH) and capture_since exactness on numbered-line
-workloads. Prints the report and writes it between the markers of
-docs/bench.md (``--quick``: .cache/bench/bench-quick.md), raw data to
-.cache/bench/results.json.
+private tmux server, in one run: start-up time, per-tool time per call
+(inside gridmux, from its audit records, judged against absolute budgets;
+the round trip of every server, calls alternating between them, as
+information), tmux processes per call (a counting ``tmux`` first on PATH)
+and capture_since exactness on numbered-line workloads. Prints the report
+and writes it between the markers of docs/bench.md (``--quick``:
+.cache/bench/bench-quick.md), raw data to .cache/bench/results.json.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from pathlib import Path
 
 from . import report as rpt
 from .clients import (
-    CLIENT,
     McpServer,
     ServerSpec,
+    budgeted,
     connected,
     server_specs,
     spawn_target,
@@ -76,21 +77,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="startup,latency,spawns,exactness",
         help="comma-separated subset of startup,latency,spawns,exactness",
     )
-    parser.add_argument(
-        "--client",
-        choices=("raw", "fastmcp"),
-        default="raw",
-        help=(
-            "MCP client driving both servers: raw (default; bench/rawclient.py, no per-call "
-            "work of its own) or fastmcp (FastMCP's Client, which adds ~1-3 ms per call)"
-        ),
-    )
     parser.add_argument("--tmux-bin", help="tmux to run (default: tmux on PATH)")
     parser.add_argument("--gridmux", help="command starting gridmux (default: beside python)")
     parser.add_argument("--predecessor", help="command starting libtmux-mcp (default: likewise)")
     parser.add_argument("--output", type=Path, help="markdown report to update")
     parser.add_argument("--json", type=Path, default=CACHE / "results.json", help="raw results")
-    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when a budget or target is missed"
+    )
     return parser.parse_args(argv)
 
 
@@ -131,7 +125,6 @@ def machine(env: TmuxEnv, plan: Plan) -> dict[str, str]:
         "machine": f"{os.cpu_count()} CPUs, {cpu}; {platform.platform()}",
         "tmux": f"{env.version()} ({env.tmux})",
         "python": platform.python_version(),
-        "client": CLIENT["kind"],
         "packages": ", ".join(
             f"{name} {_version(name)}"
             for name in ("gridmux", "libtmux-mcp", "libtmux", "fastmcp", "mcp")
@@ -166,7 +159,13 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
         env, both_modes=args.both_modes, gridmux=args.gridmux, predecessor=args.predecessor
     )
     servers = [
-        rpt.Server(s.key, s.label, None if s.is_predecessor else spawn_target(s.key)) for s in specs
+        rpt.Server(
+            s.key,
+            s.label,
+            None if s.is_predecessor else spawn_target(s.key),
+            budgets=budgeted(s.key),
+        )
+        for s in specs
     ]
     result = rpt.Report(meta=machine(env, plan), servers=servers)
     result.meta["servers"] = "; ".join(describe(spec, env.socket) for spec in specs)
@@ -191,7 +190,7 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
                 fixture,
                 warmup=1,
                 iterations=plan.spawn_iterations,
-                cases=tuple(case for case in CASES if case.target is not None),
+                cases=tuple(case for case in CASES if case.tool != "ping"),
             )
         result.spawns = {
             name: {k: v.spawns_per_call for k, v in per.items() if v.spawns_per_call is not None}
@@ -209,7 +208,9 @@ async def latency_phase(
     timed = await run_cases(running, fixture, warmup=plan.warmup, iterations=plan.iterations)
     for case in CASES:
         per = timed[case.name]
-        result.latency[case.name] = (case.target, {k: v.samples for k, v in per.items()})
+        result.latency[case.name] = {k: v.samples for k, v in per.items()}
+        result.server_time[case.name] = {k: v.server_samples for k, v in per.items()}
+        result.budgets[case.name] = case.budget_ms
         result.notes += [
             f"{case.name}, {result.label(k)}: {text} ({n} of {plan.iterations} calls)"
             for k, v in per.items()
@@ -247,10 +248,10 @@ def write_outputs(args: argparse.Namespace, plan: Plan, result: rpt.Report) -> s
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    CLIENT["kind"] = args.client
     plan = plan_of(args)
     env = TmuxEnv(find_tmux(args.tmux_bin))
     started = time.monotonic()
+    load_at_start = os.getloadavg()[0]  # a shared machine: say how busy it was
     try:
         result = asyncio.run(measure(args, plan, env))
     except BenchError as exc:
@@ -263,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(env.root / "logs", logs)
         shutil.rmtree(env.root, ignore_errors=True)
     result.meta["duration"] = f"{time.monotonic() - started:.0f} s"
+    result.meta["load average (1 min)"] = (
+        f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+        f"({os.cpu_count()} CPUs)"
+    )
     print(write_outputs(args, plan, result))
     missed = rpt.failed(result)
     return 1 if args.check and missed else 0

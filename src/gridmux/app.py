@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points, version
@@ -13,9 +12,9 @@ from gridmux import prompts, resources
 from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
 from gridmux.instructions import build_instructions
+from gridmux.safety import Tier, enforce
 from gridmux.settings import Settings
 from gridmux.tools import ToolContext, register_all
-from gridmux.tools._tiers import Tier, TierGate, tools_above
 from gridmux.transport import serve
 
 BACKEND_GROUP = "gridmux.backends"
@@ -24,22 +23,20 @@ BACKEND_GROUP = "gridmux.backends"
 def create_server(backend: TmuxBackend, settings: Settings | None = None) -> FastMCP:
     """Build the MCP server around a backend. Nothing global, nothing read at import."""
     settings = settings or Settings()
+    context = ToolContext(backend=backend, settings=settings)
     mcp = FastMCP(
         "gridmux",
         instructions=build_instructions(settings),
         version=version("gridmux"),
         on_duplicate="error",
+        lifespan=context.lifespan(),
     )
-    tier = Tier.parse(settings.safety)
+    tier = settings.safety
     mcp.add_middleware(audit_middleware(settings))
-    mcp.add_middleware(TierGate(mcp, tier))
-    context = ToolContext(backend=backend, settings=settings)
-    register_all(mcp, context)
-    resources.register(mcp, context)
+    enforce(mcp, tier)
+    register_all(mcp)
+    resources.register(mcp)
     prompts.register(mcp)
-    hidden = tools_above(tier)
-    if hidden:
-        mcp.disable(tags=hidden)
     return mcp
 
 
@@ -52,7 +49,12 @@ def load_backend(settings: Settings) -> TmuxBackend:
     found = {ep.name: ep for ep in entry_points(group=BACKEND_GROUP)}
     if settings.backend not in found:
         known = ", ".join(sorted(found)) or "none installed"
-        raise SystemExit(f"gridmux: unknown backend {settings.backend!r} (known: {known})")
+        print(
+            f"gridmux: error: --backend/GRIDMUX_BACKEND={settings.backend!r}: "
+            f"unknown backend (installed: {known})",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     factory = found[settings.backend].load()
     backend: TmuxBackend = factory(settings)
     return backend
@@ -63,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "--version" in args:
         print(f"gridmux {version('gridmux')}")
         return
-    settings = Settings.from_sources(args, os.environ)
+    settings = Settings.from_command_line(args)
     backend = load_backend(settings)
     try:
         server = create_server(backend, settings)

@@ -3,9 +3,10 @@
 :class:`AuditMiddleware` wraps every ``tools/call`` (including the nested
 calls a batch makes, which carry ``parent``) and records the tool, its
 arguments, the outcome (``ok``, ``error`` or ``cancelled``), the error's
-type and the duration. Return values are never recorded. A record is written
-just after its call, on the event loop's next turn, so that the answer of a
-call answered on the direct path (``_direct``) is on its way first.
+type and the duration (``duration_ms``: the time inside FastMCP's middleware
+chain, from the call reaching it to its result, which ``nox -s bench`` judges
+against its budgets). Return values are never recorded. A record is written
+on the event loop's next turn, not inside the call it describes.
 
 Arguments are recorded, not digested, so the log says what an agent did,
 but first:
@@ -59,7 +60,7 @@ REDACTED = "[redacted]"
 logger = logging.getLogger(LOGGER_NAME)
 
 #: The tool call in progress in this task: a nested (batch) call names its parent
-#: and, when it has no request of its own (a direct call's), shares its request.
+#: and, when it has no request of its own, shares its parent's.
 _current_call: ContextVar[CallRecord | None] = ContextVar("gridmux_audit_call", default=None)
 
 # -- redaction ----------------------------------------------------------------
@@ -285,7 +286,7 @@ class AuditMiddleware(Middleware):
     async def audited(
         self, call: CallRecord, run: Callable[[], Awaitable[ToolResult]]
     ) -> ToolResult:
-        """``await run()``, recorded as ``call`` (also the direct path's way in)."""
+        """``await run()``, recorded as ``call``."""
         parent = _current_call.get()
         if parent is not None and call.request_id is None:
             call = replace(call, request_id=parent.request_id, client_id=parent.client_id)
@@ -320,8 +321,7 @@ class AuditMiddleware(Middleware):
         error_type: str | None,
         seconds: float,
     ) -> None:
-        """Write the record once the answer is on its way: on the event loop's next
-        turn, in call order (the answer of a direct call is written before it)."""
+        """Write the record on the event loop's next turn, in call order."""
 
         def write() -> None:
             self.sink.write(_record(call, parent, outcome, error_type, seconds))
@@ -376,13 +376,18 @@ def audit_middleware(settings: Settings) -> AuditMiddleware:
     return AuditMiddleware(sink)
 
 
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The handler :func:`log_to_stderr` installs (once)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+        self.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+
+
 def log_to_stderr() -> None:
     """Send ``gridmux.audit`` records to stderr at INFO (the ``gridmux`` command does this)."""
-    if not any(getattr(h, "_gridmux_audit", False) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
-        handler._gridmux_audit = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
+    if not any(isinstance(h, StderrHandler) for h in logger.handlers):
+        logger.addHandler(StderrHandler())
     logger.setLevel(logging.INFO)
     logger.propagate = False
 
@@ -393,6 +398,7 @@ __all__ = [
     "CallRecord",
     "FileSink",
     "LoggerSink",
+    "StderrHandler",
     "audit_middleware",
     "log_to_stderr",
     "redact",

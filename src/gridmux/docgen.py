@@ -21,8 +21,8 @@ from fastmcp import Client
 from mcp_types import Tool
 
 from gridmux.app import create_server, load_backend
+from gridmux.safety import Tier, listed_tier
 from gridmux.settings import Settings
-from gridmux.tools._tiers import Tier
 
 DEFAULT_PATH = Path("docs/tools.md")
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -36,10 +36,9 @@ async def list_tools() -> list[Tool]:
     return tools
 
 
-def tier_of(tool: Tool) -> Tier:
-    tags = ((tool.meta or {}).get("fastmcp") or {}).get("tags") or []
-    (tier,) = [t for t in Tier if t.tag in tags]
-    return tier
+def _tag(tool: Tool) -> str:
+    tier = listed_tier(tool)
+    return tier.tag if tier is not None else "-"
 
 
 def type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
@@ -64,7 +63,7 @@ def type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
 
 
 def bounds(schema: dict[str, Any]) -> str:
-    """Numeric and length constraints, e.g. ``>= 1, <= 10000``."""
+    """Numeric, length and pattern constraints, e.g. ``>= 1, <= 10000``."""
     parts = []
     for key, sign in (
         ("minimum", ">="),
@@ -79,6 +78,9 @@ def bounds(schema: dict[str, Any]) -> str:
         for part in [schema, *schema.get("anyOf", [])]:
             if key in part:
                 parts.append(f"{sign} {part[key]}")
+    parts += [
+        f"matches `{p['pattern']}`" for p in [schema, *schema.get("anyOf", [])] if "pattern" in p
+    ]
     return ", ".join(parts)
 
 
@@ -152,7 +154,7 @@ def hints(tool: Tool) -> str:
 
 
 def render(tools: Sequence[Tool]) -> str:
-    by_tier = {tier: [t for t in tools if tier_of(t) is tier] for tier in Tier}
+    by_tier = {tier: [t for t in tools if listed_tier(t) is tier] for tier in Tier}
     counts = ", ".join(f"{len(group)} {tier.tag}" for tier, group in by_tier.items())
     lines = [
         "# Tool reference",
@@ -173,9 +175,7 @@ def render(tools: Sequence[Tool]) -> str:
     for tool in ordered:
         wire = tool.annotations.model_dump(by_alias=True) if tool.annotations else {}
         flags = " | ".join("yes" if wire.get(h) else "no" for h in _HINTS)
-        lines.append(
-            f"| [`{tool.name}`](#{tool.name}) | {tier_of(tool).tag} | {tool.title} | {flags} |"
-        )
+        lines.append(f"| [`{tool.name}`](#{tool.name}) | {_tag(tool)} | {tool.title} | {flags} |")
     for tier, group in by_tier.items():
         lines += ["", f"## {tier.tag.capitalize()} tier", ""]
         for tool in group:

@@ -2,14 +2,15 @@
 
 A client shows this text to the model once, so it stays short and points at
 tools rather than explaining them (each tool's own description does that).
-Two lines depend on the running server: the safety tier it exposes, and the
-pane gridmux itself runs in, when it runs inside tmux.
+Two lines depend on the running server: the safety tier it exposes (its
+note in ``gridmux.safety``), and the pane gridmux itself runs in, when it
+runs inside tmux.
 """
 
 from __future__ import annotations
 
+from gridmux.safety import TIER_NOTES, Tier
 from gridmux.settings import Settings
-from gridmux.tools._tiers import Tier
 
 GUIDE = """\
 gridmux drives tmux: it finds panes, types into them, reads them and waits on them.
@@ -66,26 +67,10 @@ show_buffer and delete_buffer touch only buffers gridmux made. Ending things: \
 kill_pane, kill_window, kill_session, kill_server.
 """
 
-_TIERS = {
-    Tier.READONLY: (
-        "Safety tier: readonly. Only tools that read are available: explore freely. "
-        "Typing, creating and killing need a restart with --safety mutating or destructive."
-    ),
-    Tier.MUTATING: (
-        "Safety tier: mutating. You can read, type, create and rearrange; kill_pane, "
-        "kill_window, kill_session, kill_server and call_destructive_tools_batch need "
-        "--safety destructive."
-    ),
-    Tier.DESTRUCTIVE: (
-        "Safety tier: destructive. Every tool is available, kill tools included; "
-        "kill only what you created or were asked to."
-    ),
-}
-
 
 def build_instructions(settings: Settings) -> str:
     """The instructions for a server running with ``settings``."""
-    parts = [GUIDE, _TIERS[Tier.parse(settings.safety)]]
+    parts = [GUIDE, TIER_NOTES[settings.safety]]
     if settings.caller_pane:
         where = f" on socket {settings.caller_socket}" if settings.caller_socket else ""
         parts.append(

@@ -16,7 +16,7 @@ from fastmcp.exceptions import PromptError
 from pydantic import Field
 
 from gridmux.errors import InvalidArgument
-from gridmux.tools._targets import check_id
+from gridmux.tools import check_id
 
 PaneArg = Annotated[str, Field(description="Pane id, e.g. '%3' (see list_panes).")]
 

@@ -39,12 +39,16 @@ from pydantic import BaseModel
 
 from gridmux.backend import WindowInfo as BackendWindow
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound
-from gridmux.tools import ToolContext
-from gridmux.tools._models import PaneInfo
-from gridmux.tools._targets import resolve_session
-from gridmux.tools.panes import pane_result, strip_blank_tail
-from gridmux.tools.sessions import session_result
-from gridmux.tools.windows import window_result
+from gridmux.tools import (
+    TOOL_CONTEXT,
+    PaneInfo,
+    ToolContext,
+    pane_result,
+    resolve_session,
+    session_result,
+    strip_blank_tail,
+    window_result,
+)
 
 T = TypeVar("T")
 
@@ -89,81 +93,78 @@ async def _read(uri: str, fn: Callable[[], T]) -> T:
         raise ResourceError(text) from exc
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    """Add the hierarchy resources, reading the server ``ctx.settings`` names."""
+async def sessions(*, ctx: ToolContext = TOOL_CONTEXT) -> str:
+    """Every session on the configured tmux server (list_sessions' fields)."""
+    server = ctx.server()
+    found = await _read("tmux://sessions", lambda: ctx.backend.list_sessions(server))
+    return _json([session_result(s) for s in found])
 
-    @mcp.resource("tmux://sessions", name="sessions", title="tmux Sessions", mime_type=JSON)
-    async def sessions() -> str:
-        """Every session on the configured tmux server (list_sessions' fields)."""
-        server = ctx.server()
-        found = await _read("tmux://sessions", lambda: ctx.backend.list_sessions(server))
-        return _json([session_result(s) for s in found])
 
-    @mcp.resource(
-        "tmux://sessions/{session_id}/windows",
-        name="session_windows",
-        title="tmux Session Windows",
-        mime_type=JSON,
-    )
-    async def session_windows(session_id: str) -> str:
-        """The windows of one session, by session id ($1, or just 1)."""
-        uri = f"tmux://sessions/{quote(session_id, safe='')}/windows"
-        server = ctx.server()
+async def session_windows(session_id: str, *, ctx: ToolContext = TOOL_CONTEXT) -> str:
+    """The windows of one session, by session id ($1, or just 1)."""
+    uri = f"tmux://sessions/{quote(session_id, safe='')}/windows"
+    server = ctx.server()
 
-        def read() -> list[BackendWindow]:
-            wanted = parse_id("session", session_id)
-            session = resolve_session(ctx.backend, server, session_name=None, session_id=wanted)
-            return ctx.backend.list_windows(server, session.session_id)
+    def read() -> list[BackendWindow]:
+        wanted = parse_id("session", session_id)
+        session = resolve_session(ctx.backend, server, session_name=None, session_id=wanted)
+        return ctx.backend.list_windows(server, session.session_id)
 
-        return _json([window_result(w) for w in await _read(uri, read)])
+    return _json([window_result(w) for w in await _read(uri, read)])
 
-    @mcp.resource(
-        "tmux://windows/{window_id}/panes",
-        name="window_panes",
-        title="tmux Window Panes",
-        mime_type=JSON,
-    )
-    async def window_panes(window_id: str) -> str:
-        """The panes of one window, by window id (@2, or just 2)."""
-        uri = f"tmux://windows/{quote(window_id, safe='')}/panes"
-        server = ctx.server()
 
-        def read() -> list[PaneInfo]:
-            wanted = parse_id("window", window_id)
-            panes = [p for p in ctx.backend.list_panes(server) if p.window_id == wanted]
-            if not panes:
-                raise NotFound(f"no window {wanted} on this tmux server")
-            return [pane_result(ctx, server, p) for p in panes]
+async def window_panes(window_id: str, *, ctx: ToolContext = TOOL_CONTEXT) -> str:
+    """The panes of one window, by window id (@2, or just 2)."""
+    uri = f"tmux://windows/{quote(window_id, safe='')}/panes"
+    server = ctx.server()
 
-        return _json(await _read(uri, read))
+    def read() -> list[PaneInfo]:
+        wanted = parse_id("window", window_id)
+        panes = [p for p in ctx.backend.list_panes(server) if p.window_id == wanted]
+        if not panes:
+            raise NotFound(f"no window {wanted} on this tmux server")
+        return [pane_result(ctx, server, p) for p in panes]
 
-    @mcp.resource("tmux://panes/{pane_id}", name="pane", title="tmux Pane", mime_type=JSON)
-    async def pane(pane_id: str) -> str:
-        """One pane's metadata (get_pane_info's fields), by pane id (%253 for %3, or 3)."""
-        server = ctx.server()
+    return _json(await _read(uri, read))
 
-        def read() -> PaneInfo:
-            found = ctx.resolve(server, pane_id=parse_id("pane", pane_id))
-            return pane_result(ctx, server, found)
 
-        return _json(await _read(f"tmux://panes/{quote(pane_id, safe='')}", read))
+async def pane(pane_id: str, *, ctx: ToolContext = TOOL_CONTEXT) -> str:
+    """One pane's metadata (get_pane_info's fields), by pane id (%253 for %3, or 3)."""
+    server = ctx.server()
 
-    @mcp.resource(
-        "tmux://panes/{pane_id}/content",
-        name="pane_content",
-        title="tmux Pane Content",
-        mime_type=TEXT,
-    )
-    async def pane_content(pane_id: str) -> str:
-        """The text a pane shows now (its visible screen), by pane id (%253 for %3, or 3)."""
-        server = ctx.server()
+    def read() -> PaneInfo:
+        found = ctx.resolve(server, pane_id=parse_id("pane", pane_id))
+        return pane_result(ctx, server, found)
 
-        def read() -> list[str]:
-            found = ctx.resolve(server, pane_id=parse_id("pane", pane_id))
-            return strip_blank_tail(ctx.backend.snapshot(server, found.pane_id).rows)
+    return _json(await _read(f"tmux://panes/{quote(pane_id, safe='')}", read))
 
-        uri = f"tmux://panes/{quote(pane_id, safe='')}/content"
-        return "\n".join(await _read(uri, read))
+
+async def pane_content(pane_id: str, *, ctx: ToolContext = TOOL_CONTEXT) -> str:
+    """The text a pane shows now (its visible screen), by pane id (%253 for %3, or 3)."""
+    server = ctx.server()
+
+    def read() -> list[str]:
+        found = ctx.resolve(server, pane_id=parse_id("pane", pane_id))
+        return strip_blank_tail(ctx.backend.snapshot(server, found.pane_id).rows)
+
+    uri = f"tmux://panes/{quote(pane_id, safe='')}/content"
+    return "\n".join(await _read(uri, read))
+
+
+#: Each resource: its function, URI (template), name, title and MIME type.
+_RESOURCES = (
+    (sessions, "tmux://sessions", "tmux Sessions", JSON),
+    (session_windows, "tmux://sessions/{session_id}/windows", "tmux Session Windows", JSON),
+    (window_panes, "tmux://windows/{window_id}/panes", "tmux Window Panes", JSON),
+    (pane, "tmux://panes/{pane_id}", "tmux Pane", JSON),
+    (pane_content, "tmux://panes/{pane_id}/content", "tmux Pane Content", TEXT),
+)
+
+
+def register(mcp: FastMCP) -> None:
+    """Add the hierarchy resources; they read the server the tool context names."""
+    for fn, uri, title, mime_type in _RESOURCES:
+        mcp.resource(uri, name=fn.__name__, title=title, mime_type=mime_type)(fn)
 
 
 __all__ = ["parse_id", "register"]

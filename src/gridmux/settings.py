@@ -1,166 +1,219 @@
-"""Settings, read once at start-up from the command line and the environment."""
+"""Settings: typed values, read once at start-up from the command line and the environment.
+
+:class:`Settings` is a pydantic-settings model. Built directly
+(``Settings(safety="readonly")``) it holds what it is given and the defaults,
+nothing else: a server built in a test never depends on the shell that runs
+it. :meth:`Settings.from_command_line` is the ``gridmux`` command's way in:
+each option on the command line wins over its ``GRIDMUX_*`` environment
+variable, which wins over the default. A bad value ends the command with
+exit status 2 and a message naming the option (or variable) and what it
+accepts.
+"""
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import Annotated, Any, Literal, NoReturn
 
-#: Transports the server speaks: stdio (default) or streamable HTTP at ``/mcp``.
-TRANSPORTS = ("stdio", "http")
+from pydantic import BeforeValidator, Field, PlainSerializer, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from gridmux.safety import Tier
+
+ENV_PREFIX = "GRIDMUX_"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+#: Transports the server speaks: stdio (default) or streamable HTTP at ``/mcp``.
+Transport = Literal["stdio", "http"]
+TRANSPORTS: tuple[Transport, ...] = ("stdio", "http")
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+def _tier(value: object) -> object:
+    """A tier's name (``readonly``, ...) as its :class:`Tier`; a Tier as it is."""
+    if not isinstance(value, str):
+        return value
+    names = [tier.tag for tier in Tier]
+    if value not in names:
+        choices = f"{', '.join(names[:-1])} or {names[-1]}"
+        raise ValueError(f"unknown safety tier {value!r} (choose {choices})")
+    return Tier.parse(value)
+
+
+def _on_off(value: object) -> object:
+    """``on``/``off`` as a bool (a bool as it is); anything else is refused."""
+    if isinstance(value, str):
+        if value not in ("on", "off"):
+            raise ValueError(f"expected 'on' or 'off', not {value!r}")
+        return value == "on"
+    return value
+
+
+#: A safety tier, written as its name (``readonly``, ``mutating``, ``destructive``).
+SafetyTier = Annotated[Tier, BeforeValidator(_tier), PlainSerializer(lambda t: t.tag)]
+#: A switch written ``on`` or ``off``.
+OnOff = Annotated[bool, BeforeValidator(_on_off)]
+
+
+class Settings(BaseSettings):
+    """Everything the server is configured with (field ``x`` is ``--x`` / ``GRIDMUX_X``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,  # GRIDMUX_X= (empty) means unset, as before
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+    )
+
     backend: str = "tmux"
     socket_name: str | None = None
     socket_path: str | None = None
     tmux_bin: str | None = None
     sim_version: str = "3.3a"
-    caller_pane: str | None = None
-    caller_socket: str | None = None
-    safety: str = "mutating"
-    transport: str = "stdio"
+    safety: SafetyTier = Tier.MUTATING
+    transport: Transport = "stdio"
     host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     audit_log: str | None = None
-    control_mode: bool = True
-    direct_calls: bool = True
+    control_mode: OnOff = True
+    #: The pane and tmux server the MCP process runs in (tmux sets ``TMUX_PANE``
+    #: and ``TMUX``), so that no tool kills them.
+    caller_pane: str | None = Field(default=None, validation_alias="TMUX_PANE")
+    caller_socket: str | None = Field(default=None, validation_alias="TMUX")
 
+    @field_validator("host")
     @classmethod
-    def from_sources(cls, argv: Sequence[str], env: Mapping[str, str]) -> Settings:
-        parser = build_parser()
-        args = parser.parse_args(list(argv))
-        tmux_env = env.get("TMUX", "")
-        transport = args.transport or env.get("GRIDMUX_TRANSPORT") or "stdio"
-        if transport not in TRANSPORTS:
-            parser.error(f"unknown transport {transport!r} (choose stdio or http)")
-        host = args.host if args.host is not None else env.get("GRIDMUX_HOST") or DEFAULT_HOST
+    def _loopback_only(cls, host: str) -> str:
         if not is_loopback(host):
-            parser.error(
-                f"refusing to serve on {host!r}: gridmux listens on loopback only "
+            raise ValueError(
+                "refusing to serve on a non-loopback address: gridmux listens on loopback only "
                 "(127.0.0.1, ::1 or localhost), since anyone who reaches it can type into "
                 "your terminals"
             )
-        port = args.port if args.port is not None else _env_port(parser, env)
-        return cls(
-            backend=args.backend or env.get("GRIDMUX_BACKEND", "tmux"),
-            socket_name=args.socket_name or env.get("GRIDMUX_SOCKET_NAME") or None,
-            socket_path=args.socket_path or env.get("GRIDMUX_SOCKET_PATH") or None,
-            tmux_bin=args.tmux_bin or env.get("GRIDMUX_TMUX_BIN") or None,
-            sim_version=args.sim_version or env.get("GRIDMUX_SIM_VERSION", "3.3a"),
-            safety=_safety(parser, args.safety or env.get("GRIDMUX_SAFETY") or "mutating"),
-            audit_log=args.audit_log or env.get("GRIDMUX_AUDIT_LOG") or None,
-            control_mode=on_off_setting(
-                parser, "GRIDMUX_CONTROL_MODE", args.control_mode or env.get("GRIDMUX_CONTROL_MODE")
-            ),
-            direct_calls=on_off_setting(
-                parser, "GRIDMUX_DIRECT_CALLS", args.direct_calls or env.get("GRIDMUX_DIRECT_CALLS")
-            ),
-            transport=transport,
-            host=host,
-            port=port,
-            caller_pane=env.get("TMUX_PANE") or None,
-            caller_socket=tmux_env.split(",", 1)[0] or None,
-        )
+        return host
+
+    @field_validator("caller_socket")
+    @classmethod
+    def _socket_of_tmux_variable(cls, value: str | None) -> str | None:
+        """``TMUX`` is ``socket,pid,session``: keep the socket."""
+        return value.split(",", 1)[0] or None if value else None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the values given: the environment is read by :meth:`from_command_line`."""
+        return (init_settings,)
+
+    @classmethod
+    def from_command_line(cls, argv: Sequence[str]) -> Settings:
+        """The command line over the environment over the defaults; exit 2 on a bad value."""
+        parser = build_parser()
+        given = {k: v for k, v in vars(parser.parse_args(list(argv))).items() if k != "version"}
+        environment: dict[str, Any] = EnvSettingsSource(cls)()
+        try:
+            return cls(**{**environment, **given})
+        except ValidationError as exc:
+            _refuse(parser, exc, given)
+
+    @classmethod
+    def option(cls, field: str) -> str:
+        """``--socket-name`` for ``socket_name``."""
+        return "--" + field.replace("_", "-")
+
+    @classmethod
+    def variable(cls, field: str) -> str:
+        """``GRIDMUX_SOCKET_NAME`` for ``socket_name`` (``TMUX_PANE`` for ``caller_pane``)."""
+        info = cls.model_fields.get(field)
+        alias = info.validation_alias if info is not None else None
+        return alias if isinstance(alias, str) else ENV_PREFIX + field.upper()
+
+
+def _refuse(
+    parser: argparse.ArgumentParser, exc: ValidationError, given: Mapping[str, Any]
+) -> NoReturn:
+    """``parser.error`` (exit status 2) naming each bad option or variable and its value."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        field = str(error["loc"][0]) if error["loc"] else "?"
+        where = Settings.option(field) if field in given else Settings.variable(field)
+        cause = error.get("ctx", {}).get("error")
+        reason = str(cause) if isinstance(cause, ValueError) else error["msg"]
+        problems.append(f"{where}={error['input']!r}: {reason}")
+    parser.error("; ".join(problems))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``gridmux`` options; an option not given is absent from the namespace."""
     parser = argparse.ArgumentParser(
         prog="gridmux",
-        description="MCP server for tmux (speaks MCP over stdio, or streamable HTTP on loopback).",
-    )
-    parser.add_argument(
-        "--backend",
-        choices=("tmux", "sim"),
-        default=None,
-        help="tmux (default): real tmux; sim: the built-in tmux simulator (env GRIDMUX_BACKEND)",
-    )
-    parser.add_argument("--socket-name", help="default tmux socket name, like tmux -L")
-    parser.add_argument("--socket-path", help="default tmux socket path, like tmux -S")
-    parser.add_argument("--tmux-bin", help="tmux executable to run (default: tmux on PATH)")
-    parser.add_argument("--sim-version", help="tmux version the simulator imitates (default 3.3a)")
-    parser.add_argument(
-        "--safety",
-        choices=("readonly", "mutating", "destructive"),
-        default=None,
-        help=(
-            "highest tool tier to expose: readonly, mutating (default) or destructive "
-            "(env GRIDMUX_SAFETY)"
+        description=(
+            "MCP server for tmux (speaks MCP over stdio, or streamable HTTP on loopback). "
+            "Every option has an environment variable, GRIDMUX_ and its name in capitals "
+            "(GRIDMUX_SOCKET_NAME, ...); the option wins over the variable."
         ),
+        argument_default=argparse.SUPPRESS,
+        allow_abbrev=False,  # an option is spelled out: no prefix stands for it
     )
-    parser.add_argument(
+    add = parser.add_argument
+    add(
+        "--backend",
+        metavar="NAME",
+        help="tmux (default): real tmux; sim: the built-in tmux simulator",
+    )
+    add("--socket-name", metavar="NAME", help="default tmux socket name, like tmux -L")
+    add("--socket-path", metavar="PATH", help="default tmux socket path, like tmux -S")
+    add("--tmux-bin", metavar="PATH", help="tmux executable to run (default: tmux on PATH)")
+    add(
+        "--sim-version",
+        metavar="VERSION",
+        help="tmux version the simulator imitates (default 3.3a)",
+    )
+    add(
+        "--safety",
+        choices=[tier.tag for tier in Tier],
+        help="highest tool tier to expose (default mutating: everything but the kill tools)",
+    )
+    add(
         "--transport",
         choices=TRANSPORTS,
-        default=None,
-        help="stdio (default) or http: streamable HTTP at /mcp (env GRIDMUX_TRANSPORT)",
+        help="stdio (default) or http: streamable HTTP at /mcp",
     )
-    parser.add_argument(
-        "--host",
-        default=None,
-        help=f"HTTP address, loopback only (default {DEFAULT_HOST}; env GRIDMUX_HOST)",
-    )
-    parser.add_argument(
+    add("--host", help=f"HTTP address, loopback only (default {DEFAULT_HOST})")
+    add(
         "--port",
-        type=_port,
-        default=None,
-        help=(
-            f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one and prints it; "
-            "env GRIDMUX_PORT)"
-        ),
+        help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
     )
-    parser.add_argument(
+    add(
         "--audit-log",
         metavar="PATH",
         help=(
-            "append one JSON line per tool call to PATH (env GRIDMUX_AUDIT_LOG; "
-            "default: the gridmux.audit logger, on stderr)"
+            "append one JSON line per tool call to PATH (default: the gridmux.audit logger, "
+            "on stderr)"
         ),
     )
-    parser.add_argument(
+    add(
         "--control-mode",
         choices=("on", "off"),
-        default=None,
         help=(
             "on (default): send tmux commands over one persistent control-mode client per "
-            "server; off: one tmux process per command (env GRIDMUX_CONTROL_MODE)"
+            "server; off: one tmux process per command"
         ),
     )
-    parser.add_argument(
-        "--direct-calls",
-        choices=("on", "off"),
-        default=None,
-        help=(
-            "on (default): over stdio, answer tools/call for plain tools on a short path "
-            "of gridmux's own; off: every request goes through the MCP SDK and FastMCP "
-            "(env GRIDMUX_DIRECT_CALLS)"
-        ),
-    )
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    add("--version", action="store_true", help="print the version and exit")
     return parser
-
-
-def _safety(parser: argparse.ArgumentParser, text: str) -> str:
-    """A valid tier name, else a start-up error (GRIDMUX_SAFETY is not checked by argparse)."""
-    if text not in ("readonly", "mutating", "destructive"):
-        parser.error(
-            f"GRIDMUX_SAFETY: unknown safety tier {text!r} "
-            "(choose readonly, mutating or destructive)"
-        )
-    return text
-
-
-def on_off_setting(parser: argparse.ArgumentParser, name: str, text: str | None) -> bool:
-    """``on`` (the default)/``off`` as a bool, else a start-up error naming the variable
-    ``name`` (argparse checks the option, not the environment variable)."""
-    if text is None or text == "":
-        return True
-    if text not in ("on", "off"):
-        parser.error(f"{name}: expected 'on' or 'off', not {text!r}")
-    return text == "on"
 
 
 def is_loopback(host: str) -> bool:
@@ -173,21 +226,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port {port} is out of range (0-65535)")
-    return port
-
-
-def _env_port(parser: argparse.ArgumentParser, env: Mapping[str, str]) -> int:
-    text = env.get("GRIDMUX_PORT")
-    if not text:
-        return DEFAULT_PORT
-    try:
-        return _port(text)
-    except argparse.ArgumentTypeError as exc:
-        parser.error(f"GRIDMUX_PORT: {exc}")
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "TRANSPORTS",
+    "OnOff",
+    "SafetyTier",
+    "Settings",
+    "Transport",
+    "build_parser",
+    "is_loopback",
+]

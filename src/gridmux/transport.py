@@ -1,5 +1,10 @@
 """Running the server: MCP over stdio, or streamable HTTP on a loopback address.
 
+Both are FastMCP's own transports, started through its public ``run``; gridmux
+has no MCP framing of its own. Over stdio the MCP SDK points descriptors 0
+and 1 away from the wire while serving, so a child process or a stray print
+cannot write into the protocol stream.
+
 Over HTTP the socket is bound here, before the server starts, so that port 0
 can pick a free port and the address actually served can be announced on
 stderr (stdout stays untouched on every transport). The socket is already
@@ -16,7 +21,6 @@ import sys
 
 from fastmcp import FastMCP
 
-from gridmux._stdio import run_stdio
 from gridmux.settings import Settings, is_loopback
 
 #: Where the streamable HTTP endpoint lives.
@@ -26,7 +30,7 @@ HTTP_PATH = "/mcp"
 def serve(mcp: FastMCP, settings: Settings) -> None:
     """Serve ``mcp`` on the transport the settings name, until stopped."""
     if settings.transport == "stdio":
-        run_stdio(mcp, direct=settings.direct_calls)
+        mcp.run(transport="stdio", show_banner=False, log_level="warning")
         return
     sock = bind_loopback(settings.host, settings.port)
     host, port = sock.getsockname()[:2]

@@ -1,12 +1,29 @@
-"""Fixtures for tests against a real tmux: one private, isolated server per test.
+"""Fixtures for tests against a real tmux: libtmux's pytest plugin, one private server per test.
 
-Each test gets its own server on its own socket (``-S <short tmp dir>/sock``)
-started with a private empty config file, ``default-shell /bin/sh``,
-``exit-empty off`` (so it lives with zero sessions) and an environment with an
-isolated ``HOME`` and ``TMUX_TMPDIR``, ``LC_ALL=C.UTF-8`` and no ``TMUX``,
-``TMUX_PANE`` or ``ENV``. The finalizer kills that server only (by its
-socket) and removes its directory. Nothing is shared between tests, so the
-suite is xdist-safe.
+The servers come from libtmux's pytest plugin (``libtmux.pytest_plugin``,
+loaded through its ``pytest11`` entry point): its ``server`` fixture names a
+fresh socket (``-L libtmux_test<random>``) and reaps that server and its
+socket in a finalizer; its ``session`` fixture and friends build on it. This
+file overrides the plugin's ``user_path`` and ``config_file`` so each test
+has its own ``HOME`` and ``TMUX_TMPDIR`` (a short private directory, which
+holds the socket) and a known config, and wraps ``server`` so the server runs
+from the first fixture on, with that config passed by ``-f`` (no
+``/etc/tmux.conf``, no user config): ``exit-empty off`` (so it lives with
+zero sessions), ``default-shell /bin/sh`` and ``default-size 80x24``. The
+environment has ``LC_ALL=C.UTF-8`` and no ``TMUX``, ``TMUX_PANE`` or
+``ENV``. After the plugin's finalizer, the private directory's teardown kills
+any server still listening in it. Nothing is shared between tests, so the
+suite is xdist-safe. tmux is
+the one first on ``PATH`` (the nox session puts the chosen release there),
+for libtmux and gridmux alike.
+
+gridmux-specific fixtures are small wrappers on top: ``tmux_server`` (the
+same server as a gridmux ``ServerRef``, by the socket path tmux reports),
+``backend`` (the real backend, from the ``gridmux.backends`` entry point
+``tmux``), ``client`` (an in-memory MCP client), ``pane``/``quiet_pane``
+(sessions made with libtmux). The raw ``tmux`` fixture runs a tmux process
+itself rather than through libtmux, because libtmux drops the trailing empty
+lines of every command's output and some tests compare output exactly.
 
 No tmux binary is a failure, not a skip: CI installs tmux, and a silently
 skipped integration suite proves nothing. Each test module marks itself with
@@ -18,6 +35,7 @@ imports, because several ``conftest.py`` files share the module name.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -29,12 +47,13 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
+import libtmux
 import pytest
 from fastmcp import Client
 
 from gridmux import Settings, create_server
-from gridmux.backend import PaneSnapshot, ServerRef
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.app import load_backend
+from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
 
 #: What tests type as ``wait_until``: poll ``predicate`` until truthy or fail.
 WaitUntil = Callable[..., None]
@@ -46,6 +65,13 @@ RawTmux = Callable[..., str]
 WaitDead = Callable[[str, int], None]
 
 PROMPT = "$ "
+
+#: The test server's whole configuration (passed with ``-f``; nothing else is read).
+TEST_CONFIG = """\
+set-option -g exit-empty off
+set-option -g default-shell /bin/sh
+set-option -g default-size 80x24
+"""
 
 
 def wait_until(
@@ -123,8 +149,82 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("TERM", "xterm-256color")
     for name in ("TMUX", "TMUX_PANE", "ENV", "PROMPT_COMMAND"):
         monkeypatch.delenv(name, raising=False)
+    for name, value in list(os.environ.items()):
+        if "\n" in value:  # show-environment prints one line per variable, unescaped
+            monkeypatch.delenv(name)
     yield root
+    _kill_servers_under(root)
     shutil.rmtree(root, ignore_errors=True)
+
+
+def _kill_servers_under(root: Path) -> None:
+    """Kill any tmux server still listening under ``root`` (a test that failed midway
+    may leave the servers it started); every one of them belongs to this test."""
+    for path in root.rglob("*"):
+        if path.is_socket():
+            leftover = libtmux.Server(socket_path=str(path))
+            # A cleanup error must not replace the test's own result (it may exit meanwhile).
+            with contextlib.suppress(libtmux.exc.LibTmuxException):
+                if leftover.is_alive():
+                    leftover.kill()
+
+
+# -- libtmux's plugin, adapted -------------------------------------------------------------
+
+
+@pytest.fixture
+def user_path(isolated_env: Path) -> Path:
+    """Overrides the plugin's (session-wide) user directory: this test's private HOME."""
+    return isolated_env / "home"
+
+
+@pytest.fixture
+def config_file(user_path: Path) -> Path:
+    """Overrides the plugin's config (``base-index 1``) with :data:`TEST_CONFIG`."""
+    config = user_path / ".tmux.conf"
+    config.write_text(TEST_CONFIG, encoding="utf-8")
+    return config
+
+
+@pytest.fixture
+def server(server: libtmux.Server, config_file: Path, tmux_bin: str) -> libtmux.Server:
+    """The plugin's ``server``, started now with only :data:`TEST_CONFIG`.
+
+    The plugin names the socket and reaps the server in its finalizer; the
+    socket lives in this test's private ``TMUX_TMPDIR``.
+    """
+    server.config_file = str(config_file)
+    server.tmux_bin = tmux_bin
+    started = server.cmd("start-server")
+    assert started.returncode == 0, f"could not start tmux: {started.stderr}"
+    assert server.is_alive(), "the test server exited right after starting"
+    return server
+
+
+@pytest.fixture
+def tmux_server(server: libtmux.Server) -> ServerRef:
+    """The test server, running with no sessions, as gridmux addresses it (by socket path)."""
+    shown = server.cmd("display-message", "-p", "#{socket_path}")
+    assert shown.returncode == 0 and shown.stdout, shown.stderr
+    return ServerRef(socket_path=shown.stdout[0])
+
+
+# -- gridmux on top --------------------------------------------------------------------------
+
+
+def control_mode() -> bool:
+    """Whether this run uses the control-mode channel (``GRIDMUX_CONTROL_MODE``, default on)."""
+    return os.environ.get("GRIDMUX_CONTROL_MODE", "on") != "off"
+
+
+@pytest.fixture
+def backend(tmux_bin: str) -> Iterator[TmuxBackend]:
+    """The real backend, made the way ``gridmux --backend tmux`` makes it (its entry point)."""
+    real = load_backend(Settings(backend="tmux", tmux_bin=tmux_bin, control_mode=control_mode()))
+    yield real
+    close = getattr(real, "close", None)  # the real backend's control clients
+    if callable(close):
+        close()
 
 
 def _tmux(tmux_bin: str, socket: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -139,49 +239,13 @@ def _tmux(tmux_bin: str, socket: str, *args: str) -> subprocess.CompletedProcess
 
 
 @pytest.fixture
-def tmux_server(tmux_bin: str, isolated_env: Path) -> Iterator[ServerRef]:
-    """A running tmux server with no sessions, private to this test."""
-    socket = str(isolated_env / "sock")
-    config = isolated_env / "tmux.conf"
-    config.write_text("")
-    started = subprocess.run(
-        [tmux_bin, "-u", "-f", str(config), "-S", socket, "start-server"]
-        + [";", "set-option", "-g", "exit-empty", "off"]
-        + [";", "set-option", "-g", "default-shell", "/bin/sh"]
-        + [";", "set-option", "-g", "default-size", "80x24"],
-        capture_output=True,
-        text=True,
-        timeout=10,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    assert started.returncode == 0, f"could not start tmux: {started.stderr}"
-    try:
-        yield ServerRef(socket_path=socket)
-    finally:
-        _tmux(tmux_bin, socket, "kill-server")  # only this socket's server
-        Path(socket).unlink(missing_ok=True)
-
-
-def control_mode() -> bool:
-    """Whether this run uses the control-mode channel (``GRIDMUX_CONTROL_MODE``, default on)."""
-    return os.environ.get("GRIDMUX_CONTROL_MODE", "on") != "off"
-
-
-@pytest.fixture
-def backend(tmux_bin: str) -> Iterator[LibtmuxBackend]:
-    real = LibtmuxBackend(tmux_bin, command_timeout=10.0, control_mode=control_mode())
-    yield real
-    real.close()
-
-
-@pytest.fixture
 def tmux(tmux_bin: str, tmux_server: ServerRef) -> RawTmux:
-    """Run one raw tmux command on the test server (for setup the protocol lacks)."""
-    assert tmux_server.socket_path is not None
+    """Run one raw tmux command on the test server, stdout exactly as tmux wrote it."""
+    socket = tmux_server.socket_path
+    assert socket is not None
 
     def run(*args: str) -> str:
-        result = _tmux(tmux_bin, tmux_server.socket_path or "", *args)
+        result = _tmux(tmux_bin, socket, *args)
         assert result.returncode == 0, f"tmux {' '.join(args)} failed: {result.stderr}"
         return result.stdout
 
@@ -224,39 +288,40 @@ def prompt_shown(snap: PaneSnapshot) -> bool:
     return snap.rows[state.cursor_y] == PROMPT.rstrip() and state.cursor_x == len(PROMPT)
 
 
+def _first_pane(session: libtmux.Session) -> str:
+    active = session.active_pane
+    assert active is not None and active.pane_id is not None, session
+    return active.pane_id
+
+
 @pytest.fixture
-def pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
-    """A fresh 80x24 session running ``sh`` with ``PS1='$ '``; its pane id, prompt shown."""
-    session = backend.new_session(
-        tmux_server,
-        name="main",
-        width=80,
-        height=24,
-        environment={"PS1": PROMPT},
-        command="sh",
+def pane(server: libtmux.Server, backend: TmuxBackend, tmux_server: ServerRef) -> str:
+    """A fresh 80x24 session ``main`` running ``sh`` with ``PS1='$ '``; its pane id.
+
+    Returns once the prompt is drawn and the cursor waits after it.
+    """
+    session = server.new_session(
+        "main", x=80, y=24, environment={"PS1": PROMPT}, window_command="sh"
     )
-    assert session.active_pane_id is not None
-    pane_id = session.active_pane_id
+    pane_id = _first_pane(session)
     wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane_id)), what="the prompt")
     return pane_id
 
 
 @pytest.fixture
-def quiet_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> str:
+def quiet_pane(server: libtmux.Server) -> str:
     """An 80x24 pane whose program never writes or echoes (``sleep``); for raw tty writes."""
-    session = backend.new_session(
-        tmux_server, name="quiet", width=80, height=24, command="exec sleep 100000"
-    )
-    assert session.active_pane_id is not None
-    return session.active_pane_id
+    session = server.new_session("quiet", x=80, y=24, window_command="exec sleep 100000")
+    return _first_pane(session)
 
 
 @pytest.fixture
-def write_to_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> WriteToPane:
+def write_to_pane(server: libtmux.Server) -> WriteToPane:
     """Write bytes to a pane's tty, so they pass its ONLCR like program output."""
 
     def write(pane_id: str, data: bytes) -> None:
-        tty = backend.display_message(tmux_server, pane_id, "#{pane_tty}")
+        tty = libtmux.Pane.from_pane_id(server=server, pane_id=pane_id).pane_tty
+        assert tty, f"pane {pane_id} has no tty"
         fd = os.open(tty, os.O_WRONLY | os.O_NOCTTY)
         try:
             view = memoryview(data)
@@ -269,7 +334,7 @@ def write_to_pane(backend: LibtmuxBackend, tmux_server: ServerRef) -> WriteToPan
 
 
 @pytest.fixture
-async def client(backend: LibtmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
+async def client(backend: TmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
     """An in-memory MCP client on a gridmux server (all tiers) for ``tmux_server``."""
     settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
     async with Client(create_server(backend, settings)) as c:

@@ -119,7 +119,7 @@ _HANDSHAKE = (
 def test_stdio_answers_into_a_pipe_and_into_a_regular_file(
     stdout_kind: str, tmp_path: Path
 ) -> None:
-    """Pipes are served on the event loop, a file through the SDK's transport: same answers."""
+    """FastMCP's stdio transport answers into a pipe and into a regular file alike."""
     out_path = tmp_path / "replies.jsonl"
     with out_path.open("wb") as out_file:
         proc = subprocess.Popen(

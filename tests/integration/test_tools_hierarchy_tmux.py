@@ -1,9 +1,9 @@
 """Server, session and window tools through the MCP client, on real tmux.
 
-Every test runs on the private server of ``conftest.py`` (``tmux -S``
-outside ``TMUX_TMPDIR``); tests that need a server *inside* ``TMUX_TMPDIR``
-(discovery by name, kill_server) start their own with ``-L`` and kill it in
-a finalizer. Bad input is checked to change nothing by re-listing with raw
+Every test runs on the private server of ``conftest.py`` (libtmux's plugin
+names it with ``-L`` in the test's private ``TMUX_TMPDIR``); tests that need
+more servers (discovery by name or by path, kill_server) start their own and
+kill them in a finalizer. Bad input is checked to change nothing by re-listing with raw
 tmux.
 """
 
@@ -51,14 +51,18 @@ def state(tmux: RawTmux) -> State:
 
 @pytest.fixture
 def named_servers(tmux_bin: str, isolated_env: Path) -> Iterator[Callable[[str], str]]:
-    """Start servers by name (``tmux -L``) in this test's TMUX_TMPDIR; their socket paths."""
-    started: list[str] = []
+    """Start servers by name (``tmux -L``) in this test's TMUX_TMPDIR; their socket paths.
+
+    A name that is an absolute path starts a server by path (``tmux -S``) there.
+    """
+    started: list[list[str]] = []
     config = isolated_env / "named.conf"
     config.write_text("")
 
     def start(name: str) -> str:
+        where = ["-S", name] if name.startswith("/") else ["-L", name]
         result = subprocess.run(
-            [tmux_bin, "-f", str(config), "-L", name, "new-session", "-d", "-s", name]
+            [tmux_bin, "-f", str(config), *where, "new-session", "-d", "-s", Path(name).name]
             + ["exec sleep 100000"],
             capture_output=True,
             text=True,
@@ -67,13 +71,15 @@ def named_servers(tmux_bin: str, isolated_env: Path) -> Iterator[Callable[[str],
             stdin=subprocess.DEVNULL,
         )
         assert result.returncode == 0, result.stderr
-        started.append(name)
+        started.append(where)
+        if name.startswith("/"):
+            return name
         return str(isolated_env / "tmp" / f"tmux-{os.getuid()}" / name)
 
     yield start
-    for name in started:
+    for where in started:
         subprocess.run(
-            [tmux_bin, "-L", name, "kill-server"],
+            [tmux_bin, *where, "kill-server"],
             capture_output=True,
             timeout=10,
             check=False,
@@ -101,39 +107,39 @@ async def test_list_servers_finds_servers_by_name_and_by_extra_path(
     isolated_env: Path,
 ) -> None:
     tmux("new-session", "-d", "-s", "main")
+    own = tmux_server.socket_path  # the fixture's server, named by libtmux's plugin
+    assert own is not None
     alpha = named_servers("alpha")
     directory = Path(alpha).parent
+    assert Path(own).parent == directory and Path(own).name > "alpha"
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
         gone.bind(str(directory / "stale"))  # a dead server's socket: skipped
     (directory / "notes").write_text("not a socket")
+    version = tmux("display-message", "-p", "#{version}").strip()
+
+    def named(path: str) -> dict[str, Any]:
+        found_by_name = {"is_alive": True, "socket_name": Path(path).name, "socket_path": path}
+        return found_by_name | {"session_count": 1, "version": version}
 
     found = (await call(client, "list_servers"))["result"]
-    assert found == [
-        {
-            "is_alive": True,
-            "socket_name": "alpha",
-            "socket_path": alpha,
-            "session_count": 1,
-            "version": tmux("display-message", "-p", "#{version}").strip(),
-        }
-    ]
-    private = tmux_server.socket_path
-    assert private is not None
+    assert found == [named(alpha), named(own)]
+    elsewhere = named_servers(str(isolated_env / "elsewhere"))
     extra = (
         await call(
             client,
             "list_servers",
-            extra_socket_paths=[private, str(isolated_env / "nothing-here"), alpha],
+            extra_socket_paths=[elsewhere, str(isolated_env / "nothing-here"), alpha],
         )
     )["result"]
     assert [(s["socket_name"], s["socket_path"]) for s in extra] == [
         ("alpha", alpha),
-        (None, private),
+        (Path(own).name, own),
+        (None, elsewhere),
     ]
-    assert extra[1]["session_count"] == 1
+    assert extra[2]["session_count"] == 1
     # What list_servers reports is what the other tools take.
-    by_path = await call(client, "list_sessions", socket_path=private)
-    assert [s["session_name"] for s in by_path["result"]] == ["main"]
+    by_path = await call(client, "list_sessions", socket_path=elsewhere)
+    assert [s["session_name"] for s in by_path["result"]] == ["elsewhere"]
     by_name = await call(client, "list_sessions", socket_name="alpha")
     assert [s["session_name"] for s in by_name["result"]] == ["alpha"]
 

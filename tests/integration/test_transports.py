@@ -229,6 +229,6 @@ def test_non_loopback_hosts_are_refused_at_start(tmux_server: ServerRef, host: s
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
-    assert f"refusing to serve on {host!r}" in done.stderr
+    assert f"--host={host!r}: refusing to serve on a non-loopback address" in done.stderr
     assert "serving MCP" not in done.stderr
     assert done.stdout == ""

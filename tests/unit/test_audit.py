@@ -27,6 +27,7 @@ from gridmux.audit import (
     REDACTED,
     AuditMiddleware,
     FileSink,
+    StderrHandler,
     log_to_stderr,
     redact,
     scrub_text,
@@ -351,9 +352,11 @@ def test_an_unwritable_audit_log_is_a_start_up_error(
     ],
 )
 def test_the_flag_and_the_environment_choose_the_audit_log(
-    argv: list[str], env: dict[str, str], expected: str | None
+    argv: list[str], env: dict[str, str], expected: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert Settings.from_sources(argv, env).audit_log == expected
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert Settings.from_command_line(argv).audit_log == expected
 
 
 @pytest.fixture
@@ -371,7 +374,7 @@ def test_by_default_records_go_to_stderr_never_stdout(
 ) -> None:
     log_to_stderr()
     log_to_stderr()  # idempotent: one handler
-    ours = [h for h in restore_audit_logger.handlers if getattr(h, "_gridmux_audit", False)]
+    ours = [h for h in restore_audit_logger.handlers if isinstance(h, StderrHandler)]
     assert len(ours) == 1
     restore_audit_logger.info("%s", json.dumps({"tool": "probe"}))
     captured = capsys.readouterr()

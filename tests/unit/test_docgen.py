@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gridmux.docgen import list_tools, main, render, tier_of
-from gridmux.tools._tiers import Tier
+from gridmux.docgen import list_tools, main, render
+from gridmux.safety import Tier, listed_tier
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 
@@ -23,12 +23,14 @@ async def test_every_tool_has_a_section_with_tier_parameters_and_result() -> Non
     for tool in tools:
         start = text.index(f"\n### {tool.name}\n")
         section = text[start : text.find("\n### ", start + 1)]
-        assert f"Tier: {tier_of(tool).tag}." in section
+        tier = listed_tier(tool)
+        assert tier is not None
+        assert f"Tier: {tier.tag}." in section
         assert "readOnlyHint=" in section
         assert "Returns " in section
         for name in tool.input_schema.get("properties", {}):
             assert f"| `{name}` |" in section
-    counts = {tier: sum(tier_of(t) is tier for t in tools) for tier in Tier}
+    counts = {tier: sum(listed_tier(t) is tier for t in tools) for tier in Tier}
     summary = ", ".join(f"{n} {tier.tag}" for tier, n in counts.items())
     assert f"gridmux registers {len(tools)} tools ({summary})" in text
 

@@ -6,6 +6,8 @@ import ast
 import sys
 from pathlib import Path
 
+from gridmux import tools
+
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "gridmux"
 SIM = ROOT / "sim" / "tmuxsim"
@@ -56,3 +58,130 @@ def test_simulator_imports_only_backend_value_types_from_src() -> None:
                 assert top in sys.stdlib_module_names or top in {"__future__", "tmuxsim"}, (
                     f"{path.name} imports {name}"
                 )
+
+
+# -- the MCP surface's own rules (issue 12) ---------------------------------------------
+
+TOOLS = SRC / "tools"
+#: The extras built on the tool layer, which may use its public names only.
+EXTRAS = ("resources.py", "prompts.py", "instructions.py")
+#: The names that make up the safety tier policy (``gridmux.safety``).
+TIER_POLICY = frozenset(
+    {"Tier", "TierGate", "POLICY", "Rule", "tier_of", "refusal", "tools_above", "enforce"}
+)
+
+
+def module_name(path: Path) -> str:
+    root = SRC.parent if SRC in path.parents else SIM.parent
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> list[tuple[str, str | None]]:
+    """Every import in ``path`` as (absolute module, imported name or None)."""
+    package = module_name(path)
+    if path.name != "__init__.py":
+        package = package.rsplit(".", 1)[0]
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.extend((module, alias.name) for alias in node.names)
+    return found
+
+
+def imported_paths(path: Path) -> set[str]:
+    """Each import as a dotted path: ``from a.b import c`` gives ``a.b.c``."""
+    return {f"{m}.{n}" if n else m for m, n in imports(path)}
+
+
+def _is_private(dotted: str) -> bool:
+    return any(part.startswith("_") and part != "__init__" for part in dotted.split("."))
+
+
+def test_tool_modules_never_borrow_from_a_sibling_tool_module() -> None:
+    """Shared helpers live in named support modules (``tools/_x.py``), not in tool modules."""
+    tool_modules = {module_name(p) for p in TOOLS.glob("[!_]*.py")}
+    offenders = {}
+    for path in TOOLS.glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        own = module_name(path)
+        borrowed = sorted(
+            dotted
+            for dotted in imported_paths(path)
+            if any(dotted.startswith(m + ".") or dotted == m for m in tool_modules - {own})
+        )
+        if borrowed:
+            offenders[path.name] = borrowed
+    assert offenders == {}
+
+
+def test_the_extras_use_public_tool_layer_names_only() -> None:
+    public = set(tools.__all__)
+    offenders = {}
+    for name in EXTRAS:
+        bad = sorted(
+            f"{module}.{imported}"
+            for module, imported in imports(SRC / name)
+            if module.startswith("gridmux.tools")
+            and (module != "gridmux.tools" or imported not in public)
+        )
+        if bad:
+            offenders[name] = bad
+    assert offenders == {}
+
+
+def test_nothing_outside_the_backend_imports_its_private_modules() -> None:
+    """The backend's public face is ``gridmux.backend``; only the entry point names more."""
+    allowed = {"gridmux.backend._factory"}
+    offenders = {}
+    for path in [*SRC.rglob("*.py"), *SIM.rglob("*.py")]:
+        if SRC / "backend" in path.parents:
+            continue
+        bad = sorted(
+            dotted
+            for dotted in imported_paths(path)
+            if dotted.startswith("gridmux.backend._")
+            and not any(dotted == a or dotted.startswith(a + ".") for a in allowed)
+        )
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = bad
+    assert offenders == {}
+
+
+def test_the_tier_policy_is_defined_and_imported_from_safety_only() -> None:
+    """One module says which tool is in which tier and applies it (DESIGN §8)."""
+    safety = SRC / "safety.py"
+    assert safety.exists(), "gridmux/safety.py, the tier policy, is missing"
+    offenders: dict[str, list[str]] = {}
+    for path in SRC.rglob("*.py"):
+        if path == safety:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = [
+            f"defines {node.name}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name in TIER_POLICY
+        ]
+        found += [
+            f"imports {name} from {module}"
+            for module, name in imports(path)
+            if name in TIER_POLICY and module != "gridmux.safety"
+        ]
+        found += [
+            "builds ToolAnnotations"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "ToolAnnotations"
+        ]
+        if found:
+            offenders[str(path.relative_to(ROOT))] = found
+    assert offenders == {}

@@ -10,8 +10,9 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from gridmux import Settings, create_server, main
+from gridmux import Settings, create_server, main, safety
 from gridmux.backend import ServerRef
+from gridmux.safety import POLICY, READONLY, SETS, Rule, Tier
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -254,10 +255,12 @@ async def _highest_listed_tier(settings: Settings) -> str:
     ],
 )
 async def test_the_flag_and_the_environment_select_the_tier(
-    argv: list[str], env: dict[str, str], expected: str
+    argv: list[str], env: dict[str, str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = Settings.from_sources(["--backend", "sim", *argv], env)
-    assert settings.safety == expected
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.from_command_line(["--backend", "sim", *argv])
+    assert settings.safety.tag == expected
     assert await _highest_listed_tier(settings) == expected
 
 
@@ -315,3 +318,33 @@ async def test_every_tool_has_one_tier_and_honest_annotations() -> None:
         if found:
             problems[name] = found
     assert not problems, "\n".join(f"{n}: {'; '.join(p)}" for n, p in sorted(problems.items()))
+
+
+# -- one policy ----------------------------------------------------------------------------
+
+
+async def test_the_policy_has_a_row_for_every_tool_and_no_other() -> None:
+    listed = set(await _listed(_server("destructive")))
+    assert set(POLICY) == listed
+    assert {name: rule.tier.tag for name, rule in POLICY.items()} == TIER_OF
+
+
+def test_a_tool_without_a_policy_row_cannot_be_declared() -> None:
+    async def unclassified_tool() -> str:
+        return "never registered"
+
+    with pytest.raises(ValueError, match="'unclassified_tool' has no row in"):
+        safety.tool("Unclassified")(unclassified_tool)
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        (Rule(Tier.MUTATING, READONLY), "a readonly tool must carry readOnlyHint, and only it"),
+        (Rule(Tier.READONLY, SETS), "a readonly tool must carry readOnlyHint, and only it"),
+        (Rule(Tier.DESTRUCTIVE, SETS), "must carry destructiveHint"),
+    ],
+)
+def test_a_dishonest_policy_row_is_refused(rule: Rule, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        rule.check("some_tool")

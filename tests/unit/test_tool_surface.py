@@ -18,8 +18,19 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.exceptions import ToolError
 
 from gridmux import Settings, create_server
+from gridmux.backend import (
+    PANE_ID,
+    SESSION_ID,
+    SOCKET_NAME,
+    SOCKET_PATH,
+    WINDOW_ID,
+    WINDOW_INDEX,
+    ServerRef,
+)
+from gridmux.tools import ToolContext, panes
 from tmuxsim import SimBackend
 
 _REQUIRED = object()
@@ -331,3 +342,86 @@ def test_model_results_have_an_output_schema(wire: dict[str, dict[str, Any]]) ->
         if schema is None or schema.get("type") != "object" or not schema.get("properties"):
             problems[name] = [f"returns {expected.returns} but has no object output schema"]
     assert not problems, _report(problems)
+
+
+# -- contracts in types: ids and sockets carry their patterns -------------------------
+
+#: Which form each parameter name takes (its pattern is in the input schema).
+FORMS = {
+    "pane_id": PANE_ID,
+    "source_pane_id": PANE_ID,
+    "target_pane_id": PANE_ID,
+    "window_id": WINDOW_ID,
+    "session_id": SESSION_ID,
+    "window_index": WINDOW_INDEX,
+    "socket_name": SOCKET_NAME,
+    "socket_path": SOCKET_PATH,
+}
+
+
+def _patterns(prop: dict[str, Any]) -> set[str]:
+    return {p["pattern"] for p in [prop, *prop.get("anyOf", [])] if "pattern" in p}
+
+
+def test_ids_and_sockets_carry_their_pattern_in_the_schema(
+    wire: dict[str, dict[str, Any]],
+) -> None:
+    problems: dict[str, list[str]] = {}
+    for name, tool in wire.items():
+        for param, prop in tool["inputSchema"].get("properties", {}).items():
+            form = FORMS.get(param)
+            if form is not None and _patterns(prop) != {form.pattern}:
+                problems.setdefault(name, []).append(f"{param} patterns {_patterns(prop)}")
+    assert not problems, _report(problems)
+    typed = sum(
+        param in FORMS for t in wire.values() for param in t["inputSchema"].get("properties", {})
+    )
+    assert typed > 200  # the rule above checked the id parameters, not an empty set
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        (
+            "get_pane_info",
+            {"pane_id": "3"},
+            "pane_id '3' is not a tmux pane id\nHint: A pane id looks like '%1'; "
+            "list them with list_panes.",
+        ),
+        ("kill_window", {"window_id": "$1"}, "window_id '$1' is not a tmux window id"),
+        ("list_windows", {"session_id": "1"}, "session_id '1' is not a tmux session id"),
+        ("swap_pane", {"source_pane_id": "%1", "target_pane_id": "@2"}, "'@2' is not a tmux"),
+        ("list_panes", {"session_id": "$1", "window_index": "x"}, "is not a window index"),
+        ("list_sessions", {"socket_name": "a/b"}, "invalid socket_name 'a/b'\nHint: "),
+        ("list_sessions", {"socket_path": "rel"}, "invalid socket_path 'rel'\nHint: "),
+        ("create_session", {"session_name": "a.b"}, "invalid session name 'a.b'"),
+    ],
+)
+async def test_a_value_off_its_pattern_gets_our_words_not_a_schema_dump(
+    tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    server = create_server(
+        SimBackend(version="3.3a"), Settings(backend="sim", safety="destructive")
+    )
+    async with Client(server) as client:
+        with pytest.raises(ToolError) as caught:
+            await client.call_tool(tool, arguments)
+    text = str(caught.value)
+    assert expected in text
+    assert "validation error" not in text and "pattern" not in text, text
+
+
+# -- flat tools: the context is injected, never a parameter -----------------------------
+
+
+def test_the_injected_context_is_in_no_schema(wire: dict[str, dict[str, Any]]) -> None:
+    leaked = sorted(n for n, t in wire.items() if "ctx" in t["inputSchema"].get("properties", {}))
+    assert leaked == []
+
+
+async def test_a_tool_is_a_plain_function_that_takes_its_context() -> None:
+    backend = SimBackend(version="3.3a")
+    session = backend.new_session(ServerRef(), name="direct", width=80, height=24)
+    ctx = ToolContext(backend=backend, settings=Settings(backend="sim"))
+    pane = await panes.get_pane_info(pane_id=session.active_pane_id, ctx=ctx)
+    assert (pane.pane_id, pane.session_name) == (session.active_pane_id, "direct")

@@ -11,9 +11,9 @@ from typing import Any
 
 from fastmcp import Client, FastMCP
 
+from gridmux.safety import DESTROYS, SETS, Tier
 from gridmux.tools import batches
 from gridmux.tools._batch_models import ToolCallBatchResult, ToolCallOperationResult
-from gridmux.tools._tiers import DESTROYS, SETS, Tier, tool
 from tests.mcp_calls import call
 
 
@@ -25,12 +25,13 @@ def add_probes(server: FastMCP) -> list[str]:
     """Register a mutating and a destructive test tool; the list records which ran."""
     ran: list[str] = []
 
-    @tool(server, tier=Tier.MUTATING, title="Probe Mutating", annotations=SETS)
+    # Tools outside the safety policy, tagged by hand with the tier they stand for.
+    @server.tool(title="Probe Mutating", annotations=SETS, tags={Tier.MUTATING.tag})
     async def probe_mutating() -> str:
         ran.append("probe_mutating")
         return "mutated"
 
-    @tool(server, tier=Tier.DESTRUCTIVE, title="Probe Destructive", annotations=DESTROYS)
+    @server.tool(title="Probe Destructive", annotations=DESTROYS, tags={Tier.DESTRUCTIVE.tag})
     async def probe_destructive() -> str:
         ran.append("probe_destructive")
         return "destroyed"

@@ -18,7 +18,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef
-from gridmux.tools.windows import layout_checksum
+from gridmux.tools._layouts import layout_checksum
 from tests.mcp_calls import call, call_error
 from tmuxsim import SimBackend
 

@@ -13,6 +13,19 @@ from gridmux.errors import (
 )
 
 from ._hooks import hook_names
+from ._ids import (
+    IDS,
+    LAYOUT_PRESETS,
+    PANE_ID,
+    SESSION_ID,
+    SESSION_NAME,
+    SOCKET_NAME,
+    SOCKET_PATH,
+    WINDOW_ID,
+    WINDOW_INDEX,
+    Form,
+    is_json_layout,
+)
 from ._protocol import TmuxBackend
 from ._types import (
     BufferInfo,
@@ -35,7 +48,17 @@ from ._types import (
 )
 
 __all__ = [
+    "IDS",
+    "LAYOUT_PRESETS",
+    "PANE_ID",
+    "SESSION_ID",
+    "SESSION_NAME",
+    "SOCKET_NAME",
+    "SOCKET_PATH",
+    "WINDOW_ID",
+    "WINDOW_INDEX",
     "BufferInfo",
+    "Form",
     "GridmuxError",
     "HookEntry",
     "InvalidArgument",
@@ -62,5 +85,6 @@ __all__ = [
     "WindowDirection",
     "WindowInfo",
     "hook_names",
+    "is_json_layout",
     "resolve_row_range",
 ]

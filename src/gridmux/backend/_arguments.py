@@ -10,7 +10,6 @@ verbatim; ``-e`` values are taken as they are.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -18,17 +17,12 @@ from typing import TypeVar
 
 from gridmux.errors import InvalidArgument, TmuxFailure
 
+from ._ids import IDS, LAYOUT_PRESETS, is_json_layout
 from ._runner import format_literal
 from ._types import OptionScope, ServerRef, SplitDirection
 
 _T = TypeVar("_T")
 
-_ID_PATTERNS = {
-    "session": ("$", re.compile(r"\$\d+")),
-    "window": ("@", re.compile(r"@\d+")),
-    "pane": ("%", re.compile(r"%\d+")),
-}
-_ANY_ID = re.compile(r"[$@%]\d+")
 _SIZE = re.compile(r"[1-9]\d*%?")
 _SCOPE_FLAGS: dict[str, list[str]] = {
     "server": ["-s"],
@@ -48,14 +42,14 @@ _SPLIT_FLAGS: dict[str, list[str]] = {
 
 
 def check_id(kind: str, value: str) -> str:
-    prefix, pattern = _ID_PATTERNS[kind]
-    if not isinstance(value, str) or not pattern.fullmatch(value):
-        raise InvalidArgument(f"{value!r} is not a tmux {kind} id (expected {prefix}N)")
+    form = IDS[kind]
+    if not form.matches(value):
+        raise InvalidArgument(f"{value!r} is not a tmux {kind} id (expected {form.example[0]}N)")
     return value
 
 
 def check_target(value: str | None) -> str:
-    if not isinstance(value, str) or not _ANY_ID.fullmatch(value):
+    if not isinstance(value, str) or not any(form.matches(value) for form in IDS.values()):
         raise InvalidArgument(f"{value!r} is not a tmux id ($N session, @N window, %N pane)")
     return value
 
@@ -122,10 +116,6 @@ def split_args(direction: SplitDirection, size: str | None) -> list[str]:
     return args
 
 
-# Presets every tmux from 3.2a knows. tmux 3.3a crashes (the server exits) on
-# select-layout with an unknown name or a layout string whose checksum is not
-# four hex digits, so nothing else is let through.
-LAYOUT_PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 _LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
 
 
@@ -133,15 +123,6 @@ def tmux_release(version: str) -> tuple[int, int]:
     """``(major, minor)`` of a ``#{version}`` like ``3.3a``, ``3.8`` or ``next-3.8``."""
     match = re.search(r"(\d+)\.(\d+)", version)
     return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
-
-
-def is_json_layout(layout: str) -> bool:
-    """Whether ``layout`` is a layout as tmux 3.8 prints it: JSON ``{"V": 2, "L": {...}}``."""
-    try:
-        parsed = json.loads(layout)
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and isinstance(parsed.get("L"), dict) and "V" in parsed
 
 
 def check_layout(layout: str) -> str:

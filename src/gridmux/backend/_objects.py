@@ -20,13 +20,13 @@ from ._arguments import (
     check_name,
     command_args,
     first,
-    is_json_layout,
     size_args,
     spawn_args,
     split_args,
     tmux_release,
 )
 from ._formats import RecordFormat
+from ._ids import is_json_layout
 from ._runner import UsesRunner, decode, format_literal, pane_condition
 from ._types import (
     PaneDirection,

@@ -1,4 +1,14 @@
-"""The MCP surface: tools grouped by concern, each module with ``register(mcp, ctx)``."""
+"""The MCP surface: tools grouped by concern, one module-level function per tool.
+
+Each tool module lists its tools in ``TOOLS``; a tool is declared with
+:func:`gridmux.safety.tool` (its tier and hints come from the safety policy)
+and takes its :class:`ToolContext` as the injected ``ctx`` parameter.
+:func:`register_all` adds them to a server, whose lifespan must carry the
+context (``FastMCP(lifespan=context.lifespan())``).
+
+The names exported here are the tool layer's public API for the rest of
+gridmux (resources, prompts): result builders and target resolution.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +21,7 @@ from . import (
     channels,
     commands,
     hooks,
+    key_batches,
     options,
     pane_control,
     pane_lifecycle,
@@ -19,14 +30,20 @@ from . import (
     servers,
     sessions,
     waits,
+    window_arrange,
     windows,
 )
-from ._context import ToolContext
+from ._context import TOOL_CONTEXT, ToolContext
+from ._models import PaneInfo, SessionInfo, WindowInfo
+from ._results import pane_result, session_result, window_result
+from ._targets import check_id, resolve_session
+from ._text import strip_blank_tail
 
 _MODULES = (
     servers,
     sessions,
     windows,
+    window_arrange,
     panes,
     pane_control,
     pane_lifecycle,
@@ -34,6 +51,7 @@ _MODULES = (
     search,
     waits,
     commands,
+    key_batches,
     options,
     buffers,
     hooks,
@@ -42,9 +60,24 @@ _MODULES = (
 )
 
 
-def register_all(mcp: FastMCP, ctx: ToolContext) -> None:
+def register_all(mcp: FastMCP) -> None:
+    """Add every tool to ``mcp``, in the order clients list them."""
     for module in _MODULES:
-        module.register(mcp, ctx)
+        for fn in module.TOOLS:
+            mcp.add_tool(fn)
 
 
-__all__ = ["ToolContext", "register_all"]
+__all__ = [
+    "TOOL_CONTEXT",
+    "PaneInfo",
+    "SessionInfo",
+    "ToolContext",
+    "WindowInfo",
+    "check_id",
+    "pane_result",
+    "register_all",
+    "resolve_session",
+    "session_result",
+    "strip_blank_tail",
+    "window_result",
+]

@@ -6,7 +6,6 @@ See ``commands`` for how run_command goes, step by step or as one list.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -127,18 +126,6 @@ class Output:
     lines_missed: bool
     #: the pane while the shell was still held: its prompt moves the cursor
     held: PaneState
-
-
-@dataclass(frozen=True, slots=True)
-class Released:
-    """A shell let go by run_command, which may not have drawn its prompt yet."""
-
-    held: PaneState
-    deadline: float
-
-    def settled(self, state: PaneState) -> bool:
-        """The prompt is (or will never be) there: the cursor moved, or time is up."""
-        return state.moved_from(self.held) or state.dead or time.monotonic() >= self.deadline
 
 
 def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:

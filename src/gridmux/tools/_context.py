@@ -1,5 +1,13 @@
 """What every tool needs: the backend, the settings, and a safe way to call tmux.
 
+Tools are module-level functions; each takes its :class:`ToolContext` as the
+keyword-only parameter ``ctx: ToolContext = TOOL_CONTEXT``, which FastMCP's
+dependency injection fills in (``Depends``) and leaves out of the input
+schema. The context reaches FastMCP as the server's lifespan value
+(:meth:`ToolContext.lifespan`, passed to ``FastMCP(lifespan=...)``), so every
+server has its own and nothing is global. A test or another module can call
+a tool function directly with ``ctx=`` given.
+
 Backend calls are synchronous (subprocesses or the simulator), so tools run
 them in a worker thread and never block the event loop. Every error from the
 backend is turned into a tool error here, in one place, with the hint that
@@ -8,20 +16,47 @@ tells the agent what to do next.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import anyio.to_thread
+from fastmcp import Context, FastMCP
+from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.exceptions import ToolError
+from fastmcp.server.lifespan import Lifespan
 
-from gridmux.backend import PaneInfo, ServerRef, TmuxBackend
+from gridmux.backend import SOCKET_NAME, SOCKET_PATH, PaneInfo, ServerRef, TmuxBackend
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
+from ._shells import Shells
 from ._targets import check_id, resolve_pane
 
 T = TypeVar("T")
+
+#: The key of the tool context in a server's lifespan value.
+_LIFESPAN_KEY = "gridmux.tools"
+
+
+def check_socket_path(socket_path: str) -> str:
+    """A ``tmux -S`` path in its form (``backend.SOCKET_PATH``)."""
+    if not SOCKET_PATH.matches(socket_path):
+        raise InvalidArgument(
+            f"invalid socket_path {socket_path!r}",
+            hint=f"A socket path is absolute, like {SOCKET_PATH.example!r} (tmux -S).",
+        )
+    return socket_path
+
+
+def check_socket_name(socket_name: str) -> str:
+    """A ``tmux -L`` name in its form (``backend.SOCKET_NAME``)."""
+    if not SOCKET_NAME.matches(socket_name):
+        raise InvalidArgument(
+            f"invalid socket_name {socket_name!r}",
+            hint=f"A socket name is a plain name like {SOCKET_NAME.example!r} (tmux -L).",
+        )
+    return socket_name
 
 
 def tool_error(exc: GridmuxError) -> ToolError:
@@ -33,6 +68,16 @@ def tool_error(exc: GridmuxError) -> ToolError:
 class ToolContext:
     backend: TmuxBackend
     settings: Settings
+    #: run_command's memory of the shells it typed into (this server's only)
+    shells: Shells = field(default_factory=Shells, compare=False)
+
+    def lifespan(self) -> Lifespan:
+        """A FastMCP lifespan that hands this context to the server's tools."""
+
+        async def provide(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+            yield {_LIFESPAN_KEY: self}
+
+        return Lifespan(provide)
 
     def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
         """The server a call addresses: its own socket, else the configured default.
@@ -40,24 +85,13 @@ class ToolContext:
         A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L);
         a per-call socket of either kind replaces the configured one entirely.
         """
-        if socket_path is not None:
-            if not socket_path.startswith("/") or "\0" in socket_path:
-                raise tool_error(
-                    InvalidArgument(
-                        f"invalid socket_path {socket_path!r}",
-                        hint="A socket path is absolute, like '/tmp/tmux-1000/default' (tmux -S).",
-                    )
-                )
-            return ServerRef(socket_path=socket_path)
-        if socket_name is not None:
-            if not socket_name or "/" in socket_name or "\0" in socket_name:
-                raise tool_error(
-                    InvalidArgument(
-                        f"invalid socket_name {socket_name!r}",
-                        hint="A socket name is a plain name like 'work' (tmux -L).",
-                    )
-                )
-            return ServerRef(socket_name=socket_name)
+        try:
+            if socket_path is not None:
+                return ServerRef(socket_path=check_socket_path(socket_path))
+            if socket_name is not None:
+                return ServerRef(socket_name=check_socket_name(socket_name))
+        except InvalidArgument as exc:
+            raise tool_error(exc) from None
         return ServerRef(
             socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
         )
@@ -148,3 +182,21 @@ class ToolContext:
         if server.socket_path is not None:
             return server.socket_path == socket
         return socket.rsplit("/", 1)[-1] == (server.socket_name or "default")
+
+
+_REQUEST: Context = CurrentContext()
+
+
+def current_tool_context(context: Context = _REQUEST) -> ToolContext:
+    """The tool context of the server handling the current request (a dependency)."""
+    found = context.lifespan_context.get(_LIFESPAN_KEY)
+    if not isinstance(found, ToolContext):
+        raise RuntimeError(
+            "gridmux tools need their server's lifespan: build the server with "
+            "create_server and serve it (or open a Client on it) before calling tools"
+        )
+    return found
+
+
+#: The default of every tool's ``ctx`` parameter: injected, never in the schema.
+TOOL_CONTEXT: ToolContext = Depends(current_tool_context)

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._models import _PaneGeometry, _Result
+from ._params import PaneIdText, SessionIdText, WindowIdText
 
 # -- search_panes -------------------------------------------------------------------------
 
@@ -132,10 +133,12 @@ class SendKeysOperation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     keys: str = Field(description="Keys or text to send (a key name like C-c unless literal).")
-    pane_id: str | None = Field(default=None, description="Pane id, e.g. '%1'.")
+    pane_id: PaneIdText | None = Field(default=None, description="Pane id, e.g. '%1'.")
     session_name: str | None = Field(default=None, description="Session name (its active pane).")
-    session_id: str | None = Field(default=None, description="Session id (its active pane).")
-    window_id: str | None = Field(default=None, description="Window id (its active pane).")
+    session_id: SessionIdText | None = Field(
+        default=None, description="Session id (its active pane)."
+    )
+    window_id: WindowIdText | None = Field(default=None, description="Window id (its active pane).")
     enter: bool = Field(default=True, description="Press Enter after the keys.")
     literal: bool = Field(default=False, description="Send the keys as literal text.")
     suppress_history: bool = Field(

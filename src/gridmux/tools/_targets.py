@@ -9,26 +9,39 @@ candidates -- a tool never acts on an arbitrary object.
 
 from __future__ import annotations
 
-import re
+from gridmux.backend import (
+    IDS,
+    SESSION_NAME,
+    WINDOW_INDEX,
+    PaneInfo,
+    ServerRef,
+    SessionInfo,
+    TmuxBackend,
+    WindowInfo,
+)
+from gridmux.errors import InvalidArgument, NotFound, PaneDead
 
-from gridmux.backend import PaneInfo, ServerRef, SessionInfo, TmuxBackend, WindowInfo
-from gridmux.errors import InvalidArgument, NotFound
-
-_PANE_ID = re.compile(r"^%\d+$")
-_WINDOW_ID = re.compile(r"^@\d+$")
-_SESSION_ID = re.compile(r"^\$\d+$")
-_WINDOW_INDEX = re.compile(r"^\d{1,9}$")
 _MAX_LISTED = 12
 
 
 def check_id(kind: str, value: str | None) -> None:
-    pattern = {"pane": _PANE_ID, "window": _WINDOW_ID, "session": _SESSION_ID}[kind]
-    if value is not None and not pattern.match(value):
-        example = {"pane": "%1", "window": "@1", "session": "$1"}[kind]
+    """A ``pane``, ``window`` or ``session`` id in its form (``backend.IDS``); None passes."""
+    form = IDS[kind]
+    if value is not None and not form.matches(value):
         raise InvalidArgument(
             f"{kind}_id {value!r} is not a tmux {kind} id",
-            hint=f"A {kind} id looks like {example!r}; list them with list_{kind}s.",
+            hint=f"A {kind} id looks like {form.example!r}; list them with list_{kind}s.",
         )
+
+
+def check_session_name(name: str) -> str:
+    """A name tmux takes for a session (``backend.SESSION_NAME``)."""
+    if not SESSION_NAME.matches(name):
+        raise InvalidArgument(
+            f"invalid session name {name!r}",
+            hint="tmux session names cannot be empty or contain ':' or '.'.",
+        )
+    return name
 
 
 def resolve_session(
@@ -136,7 +149,7 @@ def window_index_number(window_index: str | None) -> int | None:
     """A ``window_index`` argument ("0", "12") as a number; None stays None."""
     if window_index is None:
         return None
-    if not _WINDOW_INDEX.match(window_index):
+    if not WINDOW_INDEX.matches(window_index):
         raise InvalidArgument(
             f"window_index {window_index!r} is not a window index",
             hint="A window index is a number such as '0'; list them with list_windows.",
@@ -238,4 +251,38 @@ def resolve_window(
     raise InvalidArgument(
         f"no target given and the server has {len(unique)} windows: {listed}",
         hint="Pass window_id (or session_name/session_id, with window_index) to say which.",
+    )
+
+
+def require_live(pane: PaneInfo, action: str) -> None:
+    if pane.dead:
+        raise PaneDead(f"cannot {action} pane {pane.pane_id}: its program has exited")
+
+
+def reread_window(
+    backend: TmuxBackend, server: ServerRef, window_id: str, session_id: str
+) -> WindowInfo:
+    """The window's current description, as seen from ``session_id`` if it is there."""
+    rows = [w for w in backend.list_windows(server) if w.window_id == window_id]
+    if not rows:
+        raise NotFound(f"window {window_id} is gone")
+    return next((w for w in rows if w.session_id == session_id), rows[0])
+
+
+def window_of(
+    backend: TmuxBackend,
+    server: ServerRef,
+    window_id: str | None,
+    window_index: str | None,
+    session_name: str | None,
+    session_id: str | None,
+) -> WindowInfo:
+    """``resolve_window`` with its arguments in the order tools hold them."""
+    return resolve_window(
+        backend,
+        server,
+        window_id=window_id,
+        window_index=window_index,
+        session_name=session_name,
+        session_id=session_id,
     )

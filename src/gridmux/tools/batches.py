@@ -16,14 +16,16 @@ import time
 from typing import Annotated, Any, Literal
 
 from fastmcp import FastMCP
+from fastmcp.dependencies import CurrentFastMCP
 from fastmcp.exceptions import NotFoundError, ToolError, ValidationError
 from fastmcp.tools.base import ToolResult
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
+from gridmux.safety import Tier, refusal, tier_of, tool
+
 from ._batch_models import ToolCallBatchResult, ToolCallOperation, ToolCallOperationResult
-from ._context import ToolContext
-from ._tiers import READONLY, TYPES_INPUT, Tier, above_tier_text, tier_of, tool
+from ._context import TOOL_CONTEXT, ToolContext
 
 #: The batch tools themselves: a batch never runs another batch.
 BATCH_TOOLS = frozenset(
@@ -164,17 +166,11 @@ class _BatchRunner:
         found = await self._mcp.local_provider.get_tool(name)
         if found is None:
             raise _Refused(await self._unknown_text(name))
-        tier = tier_of(found)
-        if tier is None:
-            raise _Refused(f"{name} has no safety tier, so no batch runs it")
-        if tier > self._server_tier:
-            raise _Refused(above_tier_text(name, tier, self._server_tier))
-        if tier > ceiling:
-            allowed = " and ".join(t.tag for t in Tier if t <= ceiling)
-            raise _Refused(
-                f"{name} is a {tier.tag} tool; {batch_name} runs {allowed} tools only\n"
-                f"Hint: use call_{tier.tag}_tools_batch, or call {name} directly."
-            )
+        refused = refusal(
+            name, tier_of(found), self._server_tier, ceiling=ceiling, batch=batch_name
+        )
+        if refused is not None:
+            raise _Refused(refused)
 
     async def _unknown_text(self, name: str) -> str:
         known = [t.name for t in await self._mcp.list_tools(run_middleware=False)]
@@ -220,58 +216,91 @@ def fit_response(result: ToolCallBatchResult, limit: int) -> ToolCallBatchResult
     )
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    """Register this module's tools on ``mcp``."""
-    runner = _BatchRunner(mcp, Tier.parse(ctx.settings.safety))
-
-    @tool(mcp, tier=Tier.READONLY, title="Call Readonly Tools Batch", annotations=READONLY)
-    async def call_readonly_tools_batch(
-        operations: Operations, on_error: OnError = "stop"
-    ) -> ToolCallBatchResult:
-        """Call several readonly tools in order and return every result.
-
-        Use to take several looks in one turn (list panes, capture two panes,
-        read an option). Each call is validated and gated like a direct call;
-        tools that change anything fail their row, whatever the server allows.
-        """
-        return await runner.run(
-            operations, on_error, ceiling=Tier.READONLY, batch_name="call_readonly_tools_batch"
-        )
-
-    # Mutating and destructive batches may run send_keys & co, whose effects are
-    # whatever the pane's program does: as open and destructive as TYPES_INPUT.
-    @tool(mcp, tier=Tier.MUTATING, title="Call Mutating Tools Batch", annotations=TYPES_INPUT)
-    async def call_mutating_tools_batch(
-        operations: Operations, on_error: OnError = "stop"
-    ) -> ToolCallBatchResult:
-        """Call readonly and mutating tools in order and return every result.
-
-        Use for a short scripted workflow made of ordinary tools (create a
-        session, split it, type into the panes). Each call is validated and
-        gated like a direct call; destructive tools (kill_*) fail their row.
-        Tools that wait on their own timeout (run_command, wait_for_*) cannot
-        be batched.
-        """
-        return await runner.run(
-            operations, on_error, ceiling=Tier.MUTATING, batch_name="call_mutating_tools_batch"
-        )
-
-    @tool(mcp, tier=Tier.DESTRUCTIVE, title="Call Destructive Tools Batch", annotations=TYPES_INPUT)
-    async def call_destructive_tools_batch(
-        operations: Operations, on_error: OnError = "stop"
-    ) -> ToolCallBatchResult:
-        """Call tools of any tier in order, including kill_*, and return every result.
-
-        Use only when a workflow must end or replace tmux objects; prefer the
-        readonly or mutating batch otherwise. Each call is validated and gated
-        like a direct call.
-        """
-        return await runner.run(
-            operations,
-            on_error,
-            ceiling=Tier.DESTRUCTIVE,
-            batch_name="call_destructive_tools_batch",
-        )
+#: The server a batch calls tools on: the one handling the request (injected).
+_SERVER: FastMCP = CurrentFastMCP()
 
 
-__all__ = ["BATCH_TOOLS", "RESPONSE_LIMIT_BYTES", "SELF_BOUNDED_TOOLS", "fit_response", "register"]
+def _runner(mcp: FastMCP, ctx: ToolContext) -> _BatchRunner:
+    return _BatchRunner(mcp, ctx.settings.safety)
+
+
+@tool("Call Readonly Tools Batch")
+async def call_readonly_tools_batch(
+    operations: Operations,
+    on_error: OnError = "stop",
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+    mcp: FastMCP = _SERVER,
+) -> ToolCallBatchResult:
+    """Call several readonly tools in order and return every result.
+
+    Use to take several looks in one turn (list panes, capture two panes,
+    read an option). Each call is validated and gated like a direct call;
+    tools that change anything fail their row, whatever the server allows.
+    """
+    return await _runner(mcp, ctx).run(
+        operations, on_error, ceiling=Tier.READONLY, batch_name="call_readonly_tools_batch"
+    )
+
+
+@tool("Call Mutating Tools Batch")
+async def call_mutating_tools_batch(
+    operations: Operations,
+    on_error: OnError = "stop",
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+    mcp: FastMCP = _SERVER,
+) -> ToolCallBatchResult:
+    """Call readonly and mutating tools in order and return every result.
+
+    Use for a short scripted workflow made of ordinary tools (create a
+    session, split it, type into the panes). Each call is validated and
+    gated like a direct call; destructive tools (kill_*) fail their row.
+    Tools that wait on their own timeout (run_command, wait_for_*) cannot
+    be batched.
+    """
+    return await _runner(mcp, ctx).run(
+        operations, on_error, ceiling=Tier.MUTATING, batch_name="call_mutating_tools_batch"
+    )
+
+
+@tool("Call Destructive Tools Batch")
+async def call_destructive_tools_batch(
+    operations: Operations,
+    on_error: OnError = "stop",
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+    mcp: FastMCP = _SERVER,
+) -> ToolCallBatchResult:
+    """Call tools of any tier in order, including kill_*, and return every result.
+
+    Use only when a workflow must end or replace tmux objects; prefer the
+    readonly or mutating batch otherwise. Each call is validated and gated
+    like a direct call.
+    """
+    return await _runner(mcp, ctx).run(
+        operations,
+        on_error,
+        ceiling=Tier.DESTRUCTIVE,
+        batch_name="call_destructive_tools_batch",
+    )
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    call_readonly_tools_batch,
+    call_mutating_tools_batch,
+    call_destructive_tools_batch,
+)
+
+
+__all__ = [
+    "BATCH_TOOLS",
+    "RESPONSE_LIMIT_BYTES",
+    "SELF_BOUNDED_TOOLS",
+    "TOOLS",
+    "call_destructive_tools_batch",
+    "call_mutating_tools_batch",
+    "call_readonly_tools_batch",
+    "fit_response",
+]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import PaneSnapshot
@@ -25,134 +24,125 @@ from gridmux.capture import (
     limit_tail,
     parse_cursor,
 )
-from gridmux.errors import GridmuxError, InvalidCursor, NotFound, PaneDead, PaneRespawned
+from gridmux.errors import NotFound
+from gridmux.safety import tool
 
-from ._context import ToolContext
+from ._context import TOOL_CONTEXT, ToolContext
 from ._models import CaptureSinceResult
-from ._params import SessionId, SessionName, SocketName, SocketPath, WindowId
-from ._tiers import READONLY, Tier, tool
-
-_REFUSALS: dict[Refusal, type[GridmuxError]] = {
-    Refusal.MALFORMED: InvalidCursor,
-    Refusal.OTHER_PANE: InvalidCursor,
-    Refusal.OTHER_SERVER: InvalidCursor,
-    Refusal.RESPAWNED: PaneRespawned,
-    Refusal.DEAD: PaneDead,
-}
+from ._params import PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._refusals import refusal_error
 
 
-def refusal_error(exc: CursorRejected) -> GridmuxError:
-    error = _REFUSALS[exc.reason](str(exc))
-    if exc.reason is Refusal.DEAD:
-        error.hint = (
-            "Its last output can still be read with capture_pane; respawn_pane restarts it, "
-            "and capture_since without a cursor starts over."
-        )
-    return error
-
-
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.READONLY, title="Capture Since", annotations=READONLY)
-    async def capture_since(
-        cursor: Annotated[
-            str | None,
-            Field(
-                description=(
-                    "Cursor from a previous capture_since call. Omit it to read the visible "
-                    "screen and start a cursor."
-                )
-            ),
-        ] = None,
-        pane_id: Annotated[
-            str | None,
-            Field(description="Pane id, e.g. '%1'. Optional with a cursor (it names its pane)."),
-        ] = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        max_lines: Annotated[
-            int | None,
-            Field(ge=1, description="Return at most this many of the newest lines (null: all)."),
-        ] = 500,
-        max_bytes: Annotated[
-            int | None,
-            Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
-        ] = 128000,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> CaptureSinceResult:
-        """Read only what a pane printed since your last look.
-
-        Use to follow a pane across turns -- a build, a test run, a server log --
-        without re-reading scrollback. The first call (no cursor) returns the
-        visible screen and a cursor; pass that cursor back to get only rows
-        written or rewritten after it, plus a new cursor. Rows that scrolled
-        into tmux's history are still returned exactly.
-
-        lines_missed=true means rows could not be recovered exactly (trimmed
-        by history-limit, cleared, rewrapped by a width change, or ambiguous):
-        lines is then the visible screen and the new cursor starts there.
-        first_line_rewritten=true means lines[0] replaces the last line you
-        got before (e.g. a command typed at the prompt). Truncation drops the
-        oldest lines and is reported in truncated_lines/truncated_bytes.
-
-        A cursor is tied to one pane and one process: after the pane dies or
-        is respawned, or for another pane, the call fails -- start over
-        without a cursor. To wait for a command you started, prefer run_command
-        or wait_for_text.
-        """
-        started = time.perf_counter()
-        server = ctx.server(socket_name, socket_path)
-        targeted = session_name is not None or session_id is not None or window_id is not None
-
-        def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
-            return ctx.backend.snapshot(
-                server,
-                target,
-                start=plan.start,
-                end=plan.end,
-                untrimmed_start=plan.untrimmed_start,
+@tool("Capture Since")
+async def capture_since(
+    cursor: Annotated[
+        str | None,
+        Field(
+            description=(
+                "Cursor from a previous capture_since call. Omit it to read the visible "
+                "screen and start a cursor."
             )
+        ),
+    ] = None,
+    pane_id: Annotated[
+        PaneIdText | None,
+        Field(description="Pane id, e.g. '%1'. Optional with a cursor (it names its pane)."),
+    ] = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    max_lines: Annotated[
+        int | None,
+        Field(ge=1, description="Return at most this many of the newest lines (null: all)."),
+    ] = 500,
+    max_bytes: Annotated[
+        int | None,
+        Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
+    ] = 128000,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> CaptureSinceResult:
+    """Read only what a pane printed since your last look.
 
-        def read() -> tuple[str, Reading]:
-            if cursor is None:
-                target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-                return target, first(snapshot(target, FIRST_PLAN))
-            parsed = parse_cursor(cursor, pane_id=pane_id)
-            if targeted:
-                pane = ctx.resolve(server, None, session_name, session_id, window_id)
-                if pane.pane_id != parsed.pane_id:
-                    raise CursorRejected(
-                        Refusal.OTHER_PANE,
-                        f"the cursor belongs to pane {parsed.pane_id}, but the target "
-                        f"resolves to {pane.pane_id}",
-                    )
-            try:
-                snap = snapshot(parsed.pane_id, FOLLOW_PLAN)
-            except NotFound as exc:
-                raise NotFound(
-                    f"pane {parsed.pane_id} of this cursor no longer exists",
-                    hint="Call capture_since without a cursor on a live pane (see list_panes).",
-                ) from exc
-            return parsed.pane_id, advance(parsed, snap)
+    Use to follow a pane across turns -- a build, a test run, a server log --
+    without re-reading scrollback. The first call (no cursor) returns the
+    visible screen and a cursor; pass that cursor back to get only rows
+    written or rewritten after it, plus a new cursor. Rows that scrolled
+    into tmux's history are still returned exactly.
 
-        def guarded() -> tuple[str, Reading]:
-            try:
-                return read()
-            except CursorRejected as exc:
-                raise refusal_error(exc) from exc
+    lines_missed=true means rows could not be recovered exactly (trimmed
+    by history-limit, cleared, rewrapped by a width change, or ambiguous):
+    lines is then the visible screen and the new cursor starts there.
+    first_line_rewritten=true means lines[0] replaces the last line you
+    got before (e.g. a command typed at the prompt). Truncation drops the
+    oldest lines and is reported in truncated_lines/truncated_bytes.
 
-        target, reading = await ctx.call(guarded)
-        limited = limit_tail(reading.lines, max_lines, max_bytes)
-        return CaptureSinceResult(
-            pane_id=target,
-            cursor=reading.cursor.encode(),
-            lines=list(limited.lines),
-            elapsed_seconds=round(time.perf_counter() - started, 6),
-            lines_missed=reading.lines_missed,
-            truncated=limited.truncated,
-            truncated_lines=limited.truncated_lines,
-            truncated_bytes=limited.truncated_bytes,
-            first_line_rewritten=reading.first_line_rewritten and limited.truncated_lines == 0,
-            alternate_on=reading.alternate_on,
+    A cursor is tied to one pane and one process: after the pane dies or
+    is respawned, or for another pane, the call fails -- start over
+    without a cursor. To wait for a command you started, prefer run_command
+    or wait_for_text.
+    """
+    started = time.perf_counter()
+    server = ctx.server(socket_name, socket_path)
+    targeted = session_name is not None or session_id is not None or window_id is not None
+
+    def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
+        return ctx.backend.snapshot(
+            server,
+            target,
+            start=plan.start,
+            end=plan.end,
+            untrimmed_start=plan.untrimmed_start,
         )
+
+    def read() -> tuple[str, Reading]:
+        if cursor is None:
+            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+            return target, first(snapshot(target, FIRST_PLAN))
+        parsed = parse_cursor(cursor, pane_id=pane_id)
+        if targeted:
+            pane = ctx.resolve(server, None, session_name, session_id, window_id)
+            if pane.pane_id != parsed.pane_id:
+                raise CursorRejected(
+                    Refusal.OTHER_PANE,
+                    f"the cursor belongs to pane {parsed.pane_id}, but the target "
+                    f"resolves to {pane.pane_id}",
+                )
+        try:
+            snap = snapshot(parsed.pane_id, FOLLOW_PLAN)
+        except NotFound as exc:
+            raise NotFound(
+                f"pane {parsed.pane_id} of this cursor no longer exists",
+                hint="Call capture_since without a cursor on a live pane (see list_panes).",
+            ) from exc
+        return parsed.pane_id, advance(parsed, snap)
+
+    def guarded() -> tuple[str, Reading]:
+        try:
+            return read()
+        except CursorRejected as exc:
+            raise refusal_error(exc) from exc
+
+    target, reading = await ctx.call(guarded)
+    limited = limit_tail(reading.lines, max_lines, max_bytes)
+    return CaptureSinceResult(
+        pane_id=target,
+        cursor=reading.cursor.encode(),
+        lines=list(limited.lines),
+        elapsed_seconds=round(time.perf_counter() - started, 6),
+        lines_missed=reading.lines_missed,
+        truncated=limited.truncated,
+        truncated_lines=limited.truncated_lines,
+        truncated_bytes=limited.truncated_bytes,
+        first_line_rewritten=reading.first_line_rewritten and limited.truncated_lines == 0,
+        alternate_on=reading.alternate_on,
+    )
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (capture_since,)
+
+
+__all__ = ["TOOLS", "capture_since"]

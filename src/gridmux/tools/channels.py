@@ -18,14 +18,13 @@ import re
 import time
 from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.errors import InvalidArgument, TmuxTimeout
+from gridmux.safety import tool
 
-from ._context import ToolContext
+from ._context import TOOL_CONTEXT, ToolContext
 from ._params import SocketName, SocketPath
-from ._tiers import CREATES, SETS, Tier, tool
 
 #: Longest wait_for_channel may block, in seconds.
 MAX_WAIT_SECONDS = 300.0
@@ -45,67 +44,78 @@ def check_channel(channel: str) -> None:
         )
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.MUTATING, title="Wait for tmux Channel", annotations=CREATES)
-    async def wait_for_channel(
-        channel: Channel,
-        timeout: Annotated[
-            float,
-            Field(
-                gt=0,
-                le=MAX_WAIT_SECONDS,
-                description=f"Seconds to wait before giving up (at most {MAX_WAIT_SECONDS:g}).",
-            ),
-        ] = 30.0,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> str:
-        """Block until a tmux wait-for channel is signalled, or fail after timeout.
+@tool("Wait for tmux Channel")
+async def wait_for_channel(
+    channel: Channel,
+    timeout: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=MAX_WAIT_SECONDS,
+            description=f"Seconds to wait before giving up (at most {MAX_WAIT_SECONDS:g}).",
+        ),
+    ] = 30.0,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> str:
+    """Block until a tmux wait-for channel is signalled, or fail after timeout.
 
-        Use for exact completion of a command you send: send_keys
-        "cmd; tmux wait-for -S NAME" (a fresh NAME per command), then wait
-        here. The signal must come from the same tmux server. A timeout is
-        an error; it says nothing about the command's exit status.
-        """
-        server = ctx.server(socket_name, socket_path)
+    Use for exact completion of a command you send: send_keys
+    "cmd; tmux wait-for -S NAME" (a fresh NAME per command), then wait
+    here. The signal must come from the same tmux server. A timeout is
+    an error; it says nothing about the command's exit status.
+    """
+    server = ctx.server(socket_name, socket_path)
 
-        def wait() -> str:
-            check_channel(channel)
-            started = time.monotonic()
-            if not ctx.backend.wait_for(server, channel, timeout):
-                raise TmuxTimeout(
-                    f"channel {channel!r} was not signalled within {timeout:g} s",
-                    hint=(
-                        "Check that the command signals this same tmux server "
-                        "('cmd; tmux wait-for -S NAME', with ';' so a failing cmd signals "
-                        "too) and is still running (capture_pane); then wait again."
-                    ),
-                )
-            elapsed = time.monotonic() - started
-            return f"Channel {channel!r} signalled after {elapsed:.2f} s (timeout {timeout:g} s)"
+    def wait() -> str:
+        check_channel(channel)
+        started = time.monotonic()
+        if not ctx.backend.wait_for(server, channel, timeout):
+            raise TmuxTimeout(
+                f"channel {channel!r} was not signalled within {timeout:g} s",
+                hint=(
+                    "Check that the command signals this same tmux server "
+                    "('cmd; tmux wait-for -S NAME', with ';' so a failing cmd signals "
+                    "too) and is still running (capture_pane); then wait again."
+                ),
+            )
+        elapsed = time.monotonic() - started
+        return f"Channel {channel!r} signalled after {elapsed:.2f} s (timeout {timeout:g} s)"
 
-        return await ctx.call(wait)
-
-    @tool(mcp, tier=Tier.MUTATING, title="Signal tmux Channel", annotations=SETS)
-    async def signal_channel(
-        channel: Channel,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> str:
-        """Signal a tmux wait-for channel (tmux wait-for -S).
-
-        Wakes every client waiting on it. With nobody waiting, the signal is
-        held and ends the next wait on this channel at once, so do not signal
-        "just in case".
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def signal() -> str:
-            check_channel(channel)
-            ctx.backend.signal_channel(server, channel)
-            return f"Signalled channel {channel!r}"
-
-        return await ctx.call(signal)
+    return await ctx.call(wait)
 
 
-__all__ = ["MAX_WAIT_SECONDS", "check_channel", "register"]
+@tool("Signal tmux Channel")
+async def signal_channel(
+    channel: Channel,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> str:
+    """Signal a tmux wait-for channel (tmux wait-for -S).
+
+    Wakes every client waiting on it. With nobody waiting, the signal is
+    held and ends the next wait on this channel at once, so do not signal
+    "just in case".
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def signal() -> str:
+        check_channel(channel)
+        ctx.backend.signal_channel(server, channel)
+        return f"Signalled channel {channel!r}"
+
+    return await ctx.call(signal)
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    wait_for_channel,
+    signal_channel,
+)
+
+
+__all__ = ["MAX_WAIT_SECONDS", "TOOLS", "check_channel", "signal_channel", "wait_for_channel"]

@@ -1,4 +1,4 @@
-"""Running commands in panes: run_command and send_keys_batch.
+"""Running commands in panes: run_command (send_keys_batch is in ``key_batches``).
 
 run_command, step by step:
 
@@ -64,25 +64,24 @@ the shell writes it before it even starts the tmux client.
 from __future__ import annotations
 
 import contextlib
-import functools
 import secrets
 import threading
 import time
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated
 
 import anyio
-from fastmcp import Context, FastMCP
+from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import LineToType, PaneInfo, PaneSnapshot, PaneState, ServerRef, TypedRun
+from gridmux.backend import LineToType, PaneSnapshot, PaneState, ServerRef, TypedRun
 from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, first, limit_tail
-from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
+from gridmux.errors import InvalidArgument, NotFound
+from gridmux.safety import tool
 
 from ._command_line import (
     Output,
-    Released,
     TypedLine,
     busy_error,
     check_not_caller,
@@ -94,16 +93,14 @@ from ._command_line import (
     shell_exited,
     typed_line,
 )
-from ._context import ToolContext, tool_error
+from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import (
     RunCommandResult,
-    SendKeysBatchResult,
-    SendKeysOperation,
-    SendKeysOperationResult,
 )
 from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
-from ._tiers import TYPES_INPUT, Tier, tool
-from .waits import MAX_WAIT_SECONDS, Progress, Timeout, guarded
+from ._refusals import guarded
+from ._shells import Released
+from ._waiting import Progress, Timeout
 
 #: Longest single wait on the channel between two liveness checks.
 _SLICE = 1.0
@@ -113,423 +110,343 @@ _SETTLE = 0.5
 _SETTLE_POLL = 0.0005
 #: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
 _CAPTURE_BOUND = 32767
-_MAX_OPERATIONS = 1000
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    busy: set[tuple[ServerRef, str]] = set()
-    released: dict[tuple[ServerRef, str], Released] = {}
+def collect(
+    ctx: ToolContext,
+    server: ServerRef,
+    pane_id: str,
+    cursor: Cursor,
+    line: TypedLine,
+    held: PaneSnapshot | None = None,
+    joined: Sequence[str] | None = None,
+) -> Output:
+    """The command's output so far: rows after its echoed line (see module doc).
 
-    def collect(
-        server: ServerRef,
-        pane_id: str,
-        cursor: Cursor,
-        line: TypedLine,
-        held: PaneSnapshot | None = None,
-        joined: Sequence[str] | None = None,
-    ) -> Output:
-        """The command's output so far: rows after its echoed line (see module doc).
-
-        ``held`` is every retained row as read while the shell was held, and
-        ``joined`` the same rows with wrapped rows joined (the one-list path);
-        without them both are read here.
-        """
-        snap = held or ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
-        lines, missed, start, end = output_rows(snap, cursor, line)
-        state = snap.state
-        if joined is not None:
-            found = joined_lines(snap, joined, start, end)
-            if found is not None:
-                return Output(found, lines_missed=missed, held=state)
-        first_row, last_row = start - state.history_size, end - state.history_size
-        if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
-            again = ctx.backend.snapshot(
-                server, pane_id, start=first_row, end=last_row, join_wrapped=True
-            )
-            if again.state == state:  # nothing moved between the two reads
-                lines = list(again.rows)
-        return Output(lines, lines_missed=missed, held=state)
-
-    @tool(mcp, tier=Tier.MUTATING, title="Run Command", annotations=TYPES_INPUT)
-    async def run_command(
-        command: Annotated[
-            str, Field(min_length=1, description="Shell command line to run in the pane.")
-        ],
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        timeout: Timeout = 30.0,
-        max_lines: MaxLines = None,
-        suppress_history: Annotated[
-            bool,
-            Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
-        ] = True,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-        *,
-        context: Context,
-    ) -> RunCommandResult:
-        """Run a shell command in a pane and return its exit status and output.
-
-        Use for commands you author in a shell pane: it waits until the
-        command finishes and returns exit_status ($?) and exactly what the
-        command printed (also output that scrolled past the screen), without
-        the command line or the next prompt. The command runs in the pane's
-        shell itself, so cd and export persist. On timeout the result says
-        timed_out (not an error) with the output so far; the command keeps
-        running (still_running) and the pane stays usable -- send C-c with
-        send_keys to stop it. The pane must be a POSIX shell at its prompt
-        (not a full-screen program or copy mode). max_lines keeps the newest
-        lines. For long-running programs you only watch, use capture_since
-        or wait_for_text instead.
-        """
-        started = time.monotonic()
-        server = ctx.server(socket_name, socket_path)
-        if not command.strip() or "\0" in command:
-            raise tool_error(
-                InvalidArgument(
-                    "command must be non-blank text without NUL characters",
-                    hint="Pass the shell command line to run, e.g. 'make test'.",
-                )
-            )
-        if "\n" in command or "\r" in command:
-            raise tool_error(
-                InvalidArgument(
-                    "command must be a single line",
-                    hint="Join the commands with ';' or '&&', or put a longer script in a file "
-                    "and run that.",
-                )
-            )
-        token = secrets.token_hex(8)
-
-        def begin() -> tuple[str, Cursor]:
-            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            snap = read_pane(target)
-            key = (server, target)
-            if key in busy:
-                raise busy_error(target)
-            previous = released.pop(key, None)
-            if previous is not None and not previous.settled(snap.state):
-                await_prompt(server, target, previous)
-                snap = read_pane(target)
-            return target, first(snap).cursor
-
-        def read_pane(target: str) -> PaneSnapshot:
-            """The pane's window and screen, once it is checked to take a typed line."""
-            try:
-                # The window and a sentinel row at least: the typed token pins the
-                # output's start, the cursor only narrows the search for it.
-                pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
-            except NotFound as exc:
-                raise NotFound(f"no pane {target} on this tmux server") from exc
-            check_typeable(ctx, server, pane)
-            return snap
-
-        if ctx.backend.typed_runs_in_one_list():
-            where = (pane_id, session_name, session_id, window_id)
-            target = await ctx.call(lambda: ctx.pane_target(server, *where))
-            line = typed_line(command, target, token, suppress_history=suppress_history)
-            return await _run_in_one_list(
-                server, target, line, started, timeout, max_lines, context
-            )
-        target, cursor = await ctx.call(guarded(begin))
-        line = typed_line(command, target, token, suppress_history=suppress_history)
-        key = (server, target)
-        busy.add(key)
-        try:
-            await ctx.call(
-                lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
-            )
-            return await _finish(server, target, cursor, line, started, timeout, max_lines, context)
-        finally:
-            busy.discard(key)
-
-    async def _finish(
-        server: ServerRef,
-        target: str,
-        cursor: Cursor,
-        line: TypedLine,
-        started: float,
-        timeout: float,
-        max_lines: int | None,
-        context: Context,
-    ) -> RunCommandResult:
-        progress = Progress(context, started, timeout, f"running a command in pane {target}")
-        output: Output | None = None
-        try:
-            status = await _wait(server, target, line, timeout, progress)
-            output = await ctx.call(guarded(lambda: collect(server, target, cursor, line)))
-        finally:
-            # Always release the shell; a server that is gone has nobody waiting.
-            with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
-                await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
-            if output is not None:
-                released[(server, target)] = Released(output.held, time.monotonic() + _SETTLE)
-        assert output is not None  # else the read raised
-        return _result(target, status, output, started, timeout, max_lines)
-
-    def await_prompt(server: ServerRef, target: str, previous: Released) -> None:
-        """Until the previous command's prompt is drawn (or its time is up)."""
-        while not previous.settled(ctx.backend.pane_state(server, target)):
-            time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
-
-    async def _run_in_one_list(
-        server: ServerRef,
-        target: str,
-        line: TypedLine,
-        started: float,
-        timeout: float,
-        max_lines: int | None,
-        context: Context,
-    ) -> RunCommandResult:
-        """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
-        the reads before typing, the typing, the wait and the reads after it,
-        for a backend that starts a tmux process per list."""
-        checked(lambda: check_not_caller(ctx, server, target))
-        key = (server, target)
-        if key in busy:
-            raise tool_error(busy_error(target))
-        previous = released.pop(key, None)
-        settled_from = None
-        if previous is not None and time.monotonic() < previous.deadline:
-            settled_from = previous.held
-        shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
-        progress = Progress(context, started, timeout, f"running a command in pane {target}")
-        busy.add(key)
-        try:
-            await progress.report(force=True)
-            run = await _type_and_wait(server, target, shell, settled_from, timeout, progress)
-            if not run.typed:
-                checked(lambda: check_typeable(ctx, server, run.pane))
-                # It takes a line, so the previous prompt was not drawn yet.
-                if previous is not None:
-                    await ctx.call(lambda: await_prompt(server, target, previous))
-                run = await _type_and_wait(server, target, shell, None, timeout, progress)
-                checked(lambda: check_typeable(ctx, server, run.pane))
-            if run.after is None or not run.typed:
-                raise tool_error(
-                    InvalidArgument(f"pane {target} did not take the command line; nothing ran")
-                )
-            after, joined = run.after, run.joined
-            status = None if run.status is None else parse_status(run.status)
-            if status is None and after.state.dead:
-                raise tool_error(shell_exited(target, after.state))
-            cursor = first(run.before).cursor
-            output = await ctx.call(
-                guarded(lambda: collect(server, target, cursor, line, held=after, joined=joined))
-            )
-            released[key] = Released(output.held, time.monotonic() + _SETTLE)
-            return _result(target, status, output, started, timeout, max_lines)
-        finally:
-            busy.discard(key)
-
-    async def _type_and_wait(
-        server: ServerRef,
-        target: str,
-        shell: LineToType,
-        settled_from: PaneState | None,
-        timeout: float,
-        progress: Progress,
-    ) -> TypedRun:
-        """``type_and_wait`` in a worker thread, with progress; a cancelled call
-        ends the wait (``stop``) and then ends."""
-        stop = threading.Event()
-
-        def run() -> TypedRun:
-            try:
-                return ctx.backend.type_and_wait(
-                    server,
-                    target,
-                    shell,
-                    window_start=-(WINDOW + 1),
-                    settled_from=settled_from,
-                    timeout=timeout,
-                    stop=stop,
-                )
-            except NotFound as exc:
-                raise NotFound(f"no pane {target} on this tmux server") from exc
-
-        async def report() -> None:
-            try:
-                while True:
-                    await anyio.sleep(_SLICE)
-                    await progress.report()
-            finally:
-                stop.set()
-
-        typed: list[TypedRun] = []
-        failed: list[Exception] = []
-        async with anyio.create_task_group() as group:
-            group.start_soon(report)
-            try:
-                typed.append(await ctx.call(guarded(run)))
-            except Exception as exc:  # raised below: out of the group, not in a group
-                failed.append(exc)
-            finally:
-                group.cancel_scope.cancel()
-        if failed:
-            raise failed[0]
-        return typed[0]
-
-    def _result(
-        target: str,
-        status: int | None,
-        output: Output,
-        started: float,
-        timeout: float,
-        max_lines: int | None,
-    ) -> RunCommandResult:
-        limited = limit_tail(tuple(output.lines), max_lines, None)
-        return RunCommandResult(
-            pane_id=target,
-            exit_status=status,
-            timed_out=status is None,
-            still_running=status is None,
-            elapsed_seconds=round(time.monotonic() - started, 3),
-            output=list(limited.lines),
-            output_truncated=limited.truncated,
-            output_truncated_lines=limited.truncated_lines,
-            lines_missed=output.lines_missed,
-            effective_timeout=timeout,
+    ``held`` is every retained row as read while the shell was held, and
+    ``joined`` the same rows with wrapped rows joined (the one-list path);
+    without them both are read here.
+    """
+    snap = held or ctx.backend.snapshot(server, pane_id, start=FOLLOW_PLAN.start, end=None)
+    lines, missed, start, end = output_rows(snap, cursor, line)
+    state = snap.state
+    if joined is not None:
+        found = joined_lines(snap, joined, start, end)
+        if found is not None:
+            return Output(found, lines_missed=missed, held=state)
+    first_row, last_row = start - state.history_size, end - state.history_size
+    if lines and first_row >= -_CAPTURE_BOUND and last_row <= _CAPTURE_BOUND:
+        again = ctx.backend.snapshot(
+            server, pane_id, start=first_row, end=last_row, join_wrapped=True
         )
+        if again.state == state:  # nothing moved between the two reads
+            lines = list(again.rows)
+    return Output(lines, lines_missed=missed, held=state)
 
-    async def _wait(
-        server: ServerRef, target: str, line: TypedLine, timeout: float, progress: Progress
-    ) -> int | None:
-        """The exit status, or None when ``timeout`` passes first.
 
-        The budget is spent in slices the backend itself times, so a
-        simulated clock makes timeouts exact and instant.
-        """
-        budget = timeout
+@tool("Run Command")
+async def run_command(
+    command: Annotated[
+        str, Field(min_length=1, description="Shell command line to run in the pane.")
+    ],
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    timeout: Timeout = 30.0,
+    max_lines: MaxLines = None,
+    suppress_history: Annotated[
+        bool,
+        Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
+    ] = True,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    context: Context,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> RunCommandResult:
+    """Run a shell command in a pane and return its exit status and output.
 
-        def status_now() -> int | None:
-            value = ctx.backend.show_options(server, scope="pane", target=target).get(
-                line.status_option
+    Use for commands you author in a shell pane: it waits until the
+    command finishes and returns exit_status ($?) and exactly what the
+    command printed (also output that scrolled past the screen), without
+    the command line or the next prompt. The command runs in the pane's
+    shell itself, so cd and export persist. On timeout the result says
+    timed_out (not an error) with the output so far; the command keeps
+    running (still_running) and the pane stays usable -- send C-c with
+    send_keys to stop it. The pane must be a POSIX shell at its prompt
+    (not a full-screen program or copy mode). max_lines keeps the newest
+    lines. For long-running programs you only watch, use capture_since
+    or wait_for_text instead.
+    """
+    started = time.monotonic()
+    server = ctx.server(socket_name, socket_path)
+    if not command.strip() or "\0" in command:
+        raise tool_error(
+            InvalidArgument(
+                "command must be non-blank text without NUL characters",
+                hint="Pass the shell command line to run, e.g. 'make test'.",
             )
-            if value is not None:
-                return parse_status(value)
-            state = ctx.backend.pane_state(server, target)
-            if state.dead:
-                raise shell_exited(target, state)
-            return None
+        )
+    if "\n" in command or "\r" in command:
+        raise tool_error(
+            InvalidArgument(
+                "command must be a single line",
+                hint="Join the commands with ';' or '&&', or put a longer script in a file "
+                "and run that.",
+            )
+        )
+    token = secrets.token_hex(8)
 
+    def begin() -> tuple[str, Cursor]:
+        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        snap = read_pane(target)
+        key = (server, target)
+        if key in ctx.shells.busy:
+            raise busy_error(target)
+        previous = ctx.shells.released.pop(key, None)
+        if previous is not None and not previous.settled(snap.state):
+            await_prompt(ctx, server, target, previous)
+            snap = read_pane(target)
+        return target, first(snap).cursor
+
+    def read_pane(target: str) -> PaneSnapshot:
+        """The pane's window and screen, once it is checked to take a typed line."""
+        try:
+            # The window and a sentinel row at least: the typed token pins the
+            # output's start, the cursor only narrows the search for it.
+            pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
+        except NotFound as exc:
+            raise NotFound(f"no pane {target} on this tmux server") from exc
+        check_typeable(ctx, server, pane)
+        return snap
+
+    if ctx.backend.typed_runs_in_one_list():
+        where = (pane_id, session_name, session_id, window_id)
+        target = await ctx.call(lambda: ctx.pane_target(server, *where))
+        line = typed_line(command, target, token, suppress_history=suppress_history)
+        return await _run_in_one_list(
+            ctx, server, target, line, started, timeout, max_lines, context
+        )
+    target, cursor = await ctx.call(guarded(begin))
+    line = typed_line(command, target, token, suppress_history=suppress_history)
+    key = (server, target)
+    ctx.shells.busy.add(key)
+    try:
+        await ctx.call(
+            lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
+        )
+        return await _finish(
+            ctx, server, target, cursor, line, started, timeout, max_lines, context
+        )
+    finally:
+        ctx.shells.busy.discard(key)
+
+
+async def _finish(
+    ctx: ToolContext,
+    server: ServerRef,
+    target: str,
+    cursor: Cursor,
+    line: TypedLine,
+    started: float,
+    timeout: float,
+    max_lines: int | None,
+    context: Context,
+) -> RunCommandResult:
+    progress = Progress(context, started, timeout, f"running a command in pane {target}")
+    output: Output | None = None
+    try:
+        status = await _wait(ctx, server, target, line, timeout, progress)
+        output = await ctx.call(guarded(lambda: collect(ctx, server, target, cursor, line)))
+    finally:
+        # Always release the shell; a server that is gone has nobody waiting.
+        with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+            await ctx.call(lambda: ctx.backend.signal_channel(server, line.ack_channel))
+        if output is not None:
+            ctx.shells.released[(server, target)] = Released(
+                output.held, time.monotonic() + _SETTLE
+            )
+    assert output is not None  # else the read raised
+    return _result(target, status, output, started, timeout, max_lines)
+
+
+def await_prompt(ctx: ToolContext, server: ServerRef, target: str, previous: Released) -> None:
+    """Until the previous command's prompt is drawn (or its time is up)."""
+    while not previous.settled(ctx.backend.pane_state(server, target)):
+        time.sleep(_SETTLE_POLL)  # in a worker thread, between reads of tmux
+
+
+async def _run_in_one_list(
+    ctx: ToolContext,
+    server: ServerRef,
+    target: str,
+    line: TypedLine,
+    started: float,
+    timeout: float,
+    max_lines: int | None,
+    context: Context,
+) -> RunCommandResult:
+    """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
+    the reads before typing, the typing, the wait and the reads after it,
+    for a backend that starts a tmux process per list."""
+    checked(lambda: check_not_caller(ctx, server, target))
+    key = (server, target)
+    if key in ctx.shells.busy:
+        raise tool_error(busy_error(target))
+    previous = ctx.shells.released.pop(key, None)
+    settled_from = None
+    if previous is not None and time.monotonic() < previous.deadline:
+        settled_from = previous.held
+    shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
+    progress = Progress(context, started, timeout, f"running a command in pane {target}")
+    ctx.shells.busy.add(key)
+    try:
         await progress.report(force=True)
-        while budget > 0:
-            piece = min(_SLICE, budget)
-            began = time.monotonic()
+        run = await _type_and_wait(ctx, server, target, shell, settled_from, timeout, progress)
+        if not run.typed:
+            checked(lambda: check_typeable(ctx, server, run.pane))
+            # It takes a line, so the previous prompt was not drawn yet.
+            if previous is not None:
+                await ctx.call(lambda: await_prompt(ctx, server, target, previous))
+            run = await _type_and_wait(ctx, server, target, shell, None, timeout, progress)
+            checked(lambda: check_typeable(ctx, server, run.pane))
+        if run.after is None or not run.typed:
+            raise tool_error(
+                InvalidArgument(f"pane {target} did not take the command line; nothing ran")
+            )
+        after, joined = run.after, run.joined
+        status = None if run.status is None else parse_status(run.status)
+        if status is None and after.state.dead:
+            raise tool_error(shell_exited(target, after.state))
+        cursor = first(run.before).cursor
+        output = await ctx.call(
+            guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
+        )
+        ctx.shells.released[key] = Released(output.held, time.monotonic() + _SETTLE)
+        return _result(target, status, output, started, timeout, max_lines)
+    finally:
+        ctx.shells.busy.discard(key)
 
-            def wait_then_read(piece: float = piece) -> tuple[bool, int | None]:
-                signalled = ctx.backend.wait_for(server, line.done_channel, piece)
-                return signalled, status_now()
 
-            signalled, status = await ctx.call(wait_then_read)
-            budget -= time.monotonic() - began if signalled else piece
-            if status is not None:
-                return status
-            await progress.report()
+async def _type_and_wait(
+    ctx: ToolContext,
+    server: ServerRef,
+    target: str,
+    shell: LineToType,
+    settled_from: PaneState | None,
+    timeout: float,
+    progress: Progress,
+) -> TypedRun:
+    """``type_and_wait`` in a worker thread, with progress; a cancelled call
+    ends the wait (``stop``) and then ends."""
+    stop = threading.Event()
+
+    def run() -> TypedRun:
+        try:
+            return ctx.backend.type_and_wait(
+                server,
+                target,
+                shell,
+                window_start=-(WINDOW + 1),
+                settled_from=settled_from,
+                timeout=timeout,
+                stop=stop,
+            )
+        except NotFound as exc:
+            raise NotFound(f"no pane {target} on this tmux server") from exc
+
+    async def report() -> None:
+        try:
+            while True:
+                await anyio.sleep(_SLICE)
+                await progress.report()
+        finally:
+            stop.set()
+
+    typed: list[TypedRun] = []
+    failed: list[Exception] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(report)
+        try:
+            typed.append(await ctx.call(guarded(run)))
+        except Exception as exc:  # raised below: out of the group, not in a group
+            failed.append(exc)
+        finally:
+            group.cancel_scope.cancel()
+    if failed:
+        raise failed[0]
+    return typed[0]
+
+
+def _result(
+    target: str,
+    status: int | None,
+    output: Output,
+    started: float,
+    timeout: float,
+    max_lines: int | None,
+) -> RunCommandResult:
+    limited = limit_tail(tuple(output.lines), max_lines, None)
+    return RunCommandResult(
+        pane_id=target,
+        exit_status=status,
+        timed_out=status is None,
+        still_running=status is None,
+        elapsed_seconds=round(time.monotonic() - started, 3),
+        output=list(limited.lines),
+        output_truncated=limited.truncated,
+        output_truncated_lines=limited.truncated_lines,
+        lines_missed=output.lines_missed,
+        effective_timeout=timeout,
+    )
+
+
+async def _wait(
+    ctx: ToolContext,
+    server: ServerRef,
+    target: str,
+    line: TypedLine,
+    timeout: float,
+    progress: Progress,
+) -> int | None:
+    """The exit status, or None when ``timeout`` passes first.
+
+    The budget is spent in slices the backend itself times, so a
+    simulated clock makes timeouts exact and instant.
+    """
+    budget = timeout
+
+    def status_now() -> int | None:
+        value = ctx.backend.show_options(server, scope="pane", target=target).get(
+            line.status_option
+        )
+        if value is not None:
+            return parse_status(value)
+        state = ctx.backend.pane_state(server, target)
+        if state.dead:
+            raise shell_exited(target, state)
         return None
 
-    @tool(mcp, tier=Tier.MUTATING, title="Send Keys Batch", annotations=TYPES_INPUT)
-    async def send_keys_batch(
-        operations: Annotated[
-            list[SendKeysOperation],
-            Field(
-                min_length=1,
-                max_length=_MAX_OPERATIONS,
-                description="send_keys operations, run in order; each names its own pane.",
-            ),
-        ],
-        on_error: Annotated[
-            Literal["stop", "continue"],
-            Field(description="After a failed operation: stop there, or continue with the rest."),
-        ] = "stop",
-        timeout: Annotated[
-            float | None,
-            Field(
-                gt=0,
-                le=MAX_WAIT_SECONDS,
-                description="Budget in seconds for the whole batch; operations not started "
-                "by then fail.",
-            ),
-        ] = None,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> SendKeysBatchResult:
-        """Send several send_keys operations in order, each to its own pane.
+    await progress.report(force=True)
+    while budget > 0:
+        piece = min(_SLICE, budget)
+        began = time.monotonic()
 
-        Use for a sequence of raw inputs -- keys for a TUI, answers to
-        prompts, lines for a REPL -- in one call. Every operation is checked
-        first (its pane must exist and be alive, and it must send something);
-        if any is invalid nothing is sent. Each result says whether its
-        operation was sent. For a shell command whose result you need, use
-        run_command; to read what the keys caused, capture_since.
-        """
-        started = time.monotonic()
-        server = ctx.server(socket_name, socket_path)
+        def wait_then_read(piece: float = piece) -> tuple[bool, int | None]:
+            signalled = ctx.backend.wait_for(server, line.done_channel, piece)
+            return signalled, status_now()
 
-        def validate() -> list[str]:
-            targets: list[str] = []
-            problems: list[str] = []
-            resolved: dict[tuple[str | None, ...], PaneInfo] = {}
-            for index, op in enumerate(operations):
-                try:
-                    if not op.keys and not op.enter:
-                        raise InvalidArgument("keys is empty and enter is false: nothing to send")
-                    where = (op.pane_id, op.session_name, op.session_id, op.window_id)
-                    if where not in resolved:
-                        resolved[where] = ctx.resolve(server, *where)
-                    pane = resolved[where]
-                    if pane.dead:
-                        raise PaneDead(f"the program in pane {pane.pane_id} has exited")
-                    targets.append(pane.pane_id)
-                except GridmuxError as exc:
-                    problems.append(f"operations[{index}]: {exc.message}")
-            if problems:
-                listed = "; ".join(problems[:10])
-                more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-                raise InvalidArgument(
-                    f"nothing was sent: {listed}{more}",
-                    hint="Fix those operations (list_panes shows the panes) and send the batch "
-                    "again.",
-                )
-            return targets
+        signalled, status = await ctx.call(wait_then_read)
+        budget -= time.monotonic() - began if signalled else piece
+        if status is not None:
+            return status
+        await progress.report()
+    return None
 
-        targets = await ctx.call(validate)
-        deadline = None if timeout is None else started + timeout
-        results: list[SendKeysOperationResult] = []
-        stopped_at: int | None = None
-        for index, (op, target) in enumerate(zip(operations, targets, strict=True)):
-            began = time.monotonic()
-            error: str | None = None
-            if deadline is not None and began >= deadline:
-                error = f"the batch timeout ({timeout:g} s) passed before this operation"
-            else:
-                text = f" {op.keys}" if op.suppress_history and op.keys else op.keys
-                send = functools.partial(
-                    ctx.backend.send_keys, server, target, text, literal=op.literal, enter=op.enter
-                )
-                try:
-                    await ctx.call(send)
-                except ToolError as exc:
-                    error = str(exc)
-            results.append(
-                SendKeysOperationResult(
-                    index=index,
-                    pane_id=target,
-                    success=error is None,
-                    error=error,
-                    elapsed_seconds=round(time.monotonic() - began, 3),
-                )
-            )
-            if error is not None and on_error == "stop":
-                stopped_at = index
-                break
-        succeeded = sum(1 for r in results if r.success)
-        return SendKeysBatchResult(
-            results=results,
-            succeeded=succeeded,
-            failed=len(results) - succeeded,
-            stopped_at=stopped_at,
-        )
+
+#: This module's tools, in the order clients list them.
+TOOLS = (run_command,)
+
+
+__all__ = ["TOOLS", "run_command"]

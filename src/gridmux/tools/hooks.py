@@ -10,18 +10,17 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import HookEntry as BackendHook
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.errors import InvalidArgument
+from gridmux.safety import tool
 
 from ._config_models import HookEntry, HookListResult, Scope
-from ._context import ToolContext
+from ._context import TOOL_CONTEXT, ToolContext
 from ._params import SocketName, SocketPath
-from ._tiers import READONLY, Tier, tool
-from .options import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, where
+from ._scopes import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, where
 
 _HOOK_NAME = re.compile(r"^[a-z][a-z-]*$")
 
@@ -54,58 +53,69 @@ def read_hooks(
     return sorted(entries, key=lambda e: (e.hook_name, -1 if e.index is None else e.index))
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.READONLY, title="Show tmux Hooks", annotations=READONLY)
-    async def show_hooks(
-        scope: OptionScopeParam = None,
-        target: OptionTarget = None,
-        global_: GlobalFlag = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> HookListResult:
-        """List the tmux hooks that are set: commands tmux runs on events.
+@tool("Show tmux Hooks")
+async def show_hooks(
+    scope: OptionScopeParam = None,
+    target: OptionTarget = None,
+    global_: GlobalFlag = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> HookListResult:
+    """List the tmux hooks that are set: commands tmux runs on events.
 
-        Use to find out what runs when, say, a window is created or a pane
-        exits. With a target: the hooks set on it; without one: the global
-        hooks of the scope (all of them for no scope or scope='server').
-        """
-        server = ctx.server(socket_name, socket_path)
-        entries = await ctx.call(lambda: read_hooks(ctx.backend, server, scope, target, global_))
-        return HookListResult(entries=entries)
-
-    @tool(mcp, tier=Tier.READONLY, title="Show tmux Hook", annotations=READONLY)
-    async def show_hook(
-        hook_name: Annotated[
-            str, Field(description="Hook name, e.g. 'after-new-window' or 'pane-exited'.")
-        ],
-        scope: OptionScopeParam = None,
-        target: OptionTarget = None,
-        global_: GlobalFlag = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> HookListResult:
-        """Show the commands of one tmux hook; an empty list when it is not set.
-
-        Scope and target work as for show_hooks.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def read() -> HookListResult:
-            if not _HOOK_NAME.match(hook_name):
-                raise InvalidArgument(
-                    f"{hook_name!r} is not a hook name",
-                    hint="Hook names look like 'after-new-window'; pass no '[index]'.",
-                )
-            entries = read_hooks(ctx.backend, server, scope, target, global_)
-            mine = [e for e in entries if e.hook_name == hook_name]
-            if not mine and hook_name not in HOOK_NAMES:
-                raise InvalidArgument(
-                    f"unknown tmux hook {hook_name!r}",
-                    hint="List the hooks that are set with show_hooks; see `man tmux` (HOOKS).",
-                )
-            return HookListResult(entries=mine)
-
-        return await ctx.call(read)
+    Use to find out what runs when, say, a window is created or a pane
+    exits. With a target: the hooks set on it; without one: the global
+    hooks of the scope (all of them for no scope or scope='server').
+    """
+    server = ctx.server(socket_name, socket_path)
+    entries = await ctx.call(lambda: read_hooks(ctx.backend, server, scope, target, global_))
+    return HookListResult(entries=entries)
 
 
-__all__ = ["read_hooks", "register"]
+@tool("Show tmux Hook")
+async def show_hook(
+    hook_name: Annotated[
+        str, Field(description="Hook name, e.g. 'after-new-window' or 'pane-exited'.")
+    ],
+    scope: OptionScopeParam = None,
+    target: OptionTarget = None,
+    global_: GlobalFlag = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> HookListResult:
+    """Show the commands of one tmux hook; an empty list when it is not set.
+
+    Scope and target work as for show_hooks.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def read() -> HookListResult:
+        if not _HOOK_NAME.match(hook_name):
+            raise InvalidArgument(
+                f"{hook_name!r} is not a hook name",
+                hint="Hook names look like 'after-new-window'; pass no '[index]'.",
+            )
+        entries = read_hooks(ctx.backend, server, scope, target, global_)
+        mine = [e for e in entries if e.hook_name == hook_name]
+        if not mine and hook_name not in HOOK_NAMES:
+            raise InvalidArgument(
+                f"unknown tmux hook {hook_name!r}",
+                hint="List the hooks that are set with show_hooks; see `man tmux` (HOOKS).",
+            )
+        return HookListResult(entries=mine)
+
+    return await ctx.call(read)
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    show_hooks,
+    show_hook,
+)
+
+
+__all__ = ["TOOLS", "read_hooks", "show_hook", "show_hooks"]

@@ -8,22 +8,21 @@ table, and never fall back to "the current session" the way a bare tmux
 command would. Reads without a target show the global value; writes without
 a target need ``global_=True``.
 
-Hooks live in the same tables; ``where`` and ``HOOK_NAMES`` are shared with
-``hooks``.
+Hooks live in the same tables: ``_scopes`` resolves a scope and target for
+both this module and ``hooks``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
-from gridmux.backend import ServerRef, TmuxBackend, hook_names
+from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure, TmuxUnavailable
+from gridmux.safety import tool
 
 from ._config_models import (
     EnvironmentResult,
@@ -32,114 +31,12 @@ from ._config_models import (
     OptionSetResult,
     Scope,
 )
-from ._context import ToolContext
+from ._context import TOOL_CONTEXT, ToolContext
 from ._params import SessionId, SessionName, SocketName, SocketPath
+from ._scopes import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, Where, where
 from ._targets import resolve_session
-from ._tiers import READONLY, SETS, Tier, tool
-
-#: Every hook of tmux 3.2a to 3.8. set-option could set them, but gridmux
-#: leaves hooks read-only: a hook outlives the agent that set it.
-HOOK_NAMES = hook_names()
 
 _OPTION_NAME = re.compile(r"^(?P<base>@[^\s\[\]]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?$")
-_TARGET_KIND: dict[str, Scope] = {"%": "pane", "@": "window", "$": "session"}
-_TARGET_HINT = "Pass a session id or name, a window id like '@1' or a pane id like '%1'."
-_TARGET_FORM = {
-    "session": "a session id like '$1' or a session name",
-    "window": "a window id like '@1'",
-    "pane": "a pane id like '%1'",
-}
-
-OptionScopeParam = Annotated[
-    Literal["server", "session", "window", "pane"] | None,
-    Field(
-        description=(
-            "Option table: server, session, window or pane. Default: the one the target "
-            "names, else the option's own table."
-        )
-    ),
-]
-OptionTarget = Annotated[
-    str | None,
-    Field(
-        description=(
-            "Session id or name (session scope), window id '@1' (window scope) or pane "
-            "id '%1' (pane scope). Omit for the global value."
-        )
-    ),
-]
-GlobalFlag = Annotated[
-    bool,
-    Field(description="Use the global table (tmux -g); excludes target."),
-]
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """A resolved scope: ``target`` is an id, or None for the global/server table."""
-
-    scope: Scope | None
-    target: str | None = None
-    window_id: str | None = None  # a pane target's window, for inheritance
-
-
-def where(
-    backend: TmuxBackend,
-    server: ServerRef,
-    scope: Scope | None,
-    target: str | None,
-    global_: bool,
-) -> Where:
-    """Check that ``target`` fits ``scope`` and exists; resolve a session name to its id.
-
-    ``scope`` stays None when neither scope nor target says it (the caller
-    decides from the option or hook).
-    """
-    if target is None:
-        return Where(scope)
-    if not target or "\0" in target:
-        raise InvalidArgument(f"target {target!r} is empty or malformed", hint=_TARGET_HINT)
-    if global_:
-        raise InvalidArgument(
-            "global_=True and a target exclude each other",
-            hint="Drop target for the global table, or global_ for the target's own.",
-        )
-    kind = _TARGET_KIND.get(target[:1], "session")
-    if scope is None:
-        scope = kind
-    if scope == "server":
-        raise InvalidArgument(
-            f"server scope takes no target (got {target!r})",
-            hint="Leave target out: the server has one table.",
-        )
-    if kind != scope:
-        raise InvalidArgument(
-            f"target {target!r} is not a {scope}",
-            hint=f"For scope={scope!r} pass {_TARGET_FORM[scope]}, or change scope.",
-        )
-    if scope == "session":
-        if target.startswith("$"):
-            session = resolve_session(backend, server, session_name=None, session_id=target)
-        else:
-            session = resolve_session(backend, server, session_name=target, session_id=None)
-        return Where("session", session.session_id)
-    if scope == "window":
-        _check_id_form("window", target)
-        if not any(w.window_id == target for w in backend.list_windows(server)):
-            raise NotFound(f"no window {target} on this tmux server")
-        return Where("window", target)
-    _check_id_form("pane", target)
-    for pane in backend.list_panes(server):
-        if pane.pane_id == target:
-            return Where("pane", target, pane.window_id)
-    raise NotFound(f"no pane {target} on this tmux server")
-
-
-def _check_id_form(kind: str, value: str) -> None:
-    if not value[1:].isdigit():
-        raise InvalidArgument(
-            f"{value!r} is not a tmux {kind} id", hint=f"Pass {_TARGET_FORM[kind]}."
-        )
 
 
 # -- options ---------------------------------------------------------------------------
@@ -266,146 +163,173 @@ def _environment_session(
     return found.session_id
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.READONLY, title="Show tmux Option", annotations=READONLY)
-    async def show_option(
-        option: Annotated[
-            str, Field(description="Option name, e.g. 'history-limit', 'status-format[0]'.")
-        ],
-        scope: OptionScopeParam = None,
-        target: OptionTarget = None,
-        global_: GlobalFlag = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> OptionResult:
-        """Show one tmux option's value, as it applies to a target or globally.
+@tool("Show tmux Option")
+async def show_option(
+    option: Annotated[
+        str, Field(description="Option name, e.g. 'history-limit', 'status-format[0]'.")
+    ],
+    scope: OptionScopeParam = None,
+    target: OptionTarget = None,
+    global_: GlobalFlag = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> OptionResult:
+    """Show one tmux option's value, as it applies to a target or globally.
 
-        Use to check settings such as history-limit, mouse or remain-on-exit
-        before relying on them. With a target, a value the target does not set
-        itself is inherited (from its window, then the global table) and
-        reported with inherited=true. Without a target: the global value.
-        """
-        server = ctx.server(socket_name, socket_path)
+    Use to check settings such as history-limit, mouse or remain-on-exit
+    before relying on them. With a target, a value the target does not set
+    itself is inherited (from its window, then the global table) and
+    reported with inherited=true. Without a target: the global value.
+    """
+    server = ctx.server(socket_name, socket_path)
 
-        def read() -> OptionResult:
-            base = _split_name(option)
-            place = where(ctx.backend, server, scope, target, global_)
-            scope_ = _option_scope(base, place, lambda: _catalog(ctx.backend, server), option)
-            value, table, inherited = read_option(ctx.backend, server, option, place, scope_)
-            return OptionResult(option=option, value=value, scope=table, inherited=inherited)
+    def read() -> OptionResult:
+        base = _split_name(option)
+        place = where(ctx.backend, server, scope, target, global_)
+        scope_ = _option_scope(base, place, lambda: _catalog(ctx.backend, server), option)
+        value, table, inherited = read_option(ctx.backend, server, option, place, scope_)
+        return OptionResult(option=option, value=value, scope=table, inherited=inherited)
 
-        return await ctx.call(read)
-
-    @tool(mcp, tier=Tier.MUTATING, title="Set tmux Option", annotations=SETS)
-    async def set_option(
-        option: Annotated[str, Field(description="Option name, e.g. 'history-limit'.")],
-        value: Annotated[str, Field(description="The new value, as tmux's set-option takes it.")],
-        scope: OptionScopeParam = None,
-        target: OptionTarget = None,
-        global_: GlobalFlag = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> OptionSetResult:
-        """Set a tmux option on a session, window or pane, or globally.
-
-        Use to change tmux behaviour at runtime (history-limit for new panes,
-        mouse, remain-on-exit, '@name' user options). Pass a target, or
-        global_=True to change the default every target inherits; server
-        options need neither. tmux checks the value: an invalid one is an
-        error and changes nothing.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def write() -> OptionSetResult:
-            base = _split_name(option)
-            _no_nul("value", value)
-            place = where(ctx.backend, server, scope, target, global_)
-            scope_ = _option_scope(base, place, lambda: _catalog(ctx.backend, server), option)
-            if scope_ != "server" and place.target is None and not global_:
-                raise InvalidArgument(
-                    f"say where to set {scope_} option {option!r}",
-                    hint=(
-                        "Pass target (a session, window or pane) to set it there, or "
-                        "global_=True to change the global default."
-                    ),
-                )
-            # tmux has no global pane table: pane options inherit the global window ones.
-            table: Scope = "window" if scope_ == "pane" and place.target is None else scope_
-            try:
-                ctx.backend.set_option(
-                    server,
-                    option,
-                    value,
-                    scope=table,
-                    target=place.target,
-                    global_=global_ and table != "server",
-                )
-            except (InvalidArgument, TmuxFailure) as exc:
-                if isinstance(exc, TmuxUnavailable):
-                    raise
-                raise InvalidArgument(
-                    f"tmux refused to set {option!r} to {value!r}: {exc.message}",
-                    hint=(
-                        "Nothing was changed. Pass a value of the option's kind (a number, "
-                        "on/off, one of its choices, a style or a format); show_option shows "
-                        "the current value."
-                    ),
-                ) from exc
-            target_id = place.target
-            if table == "pane" and place.target is not None:
-                # tmux puts a window option that has no per-pane value on the pane's window.
-                own = ctx.backend.show_options(server, scope="pane", target=place.target)
-                if _pick(own, option) is None:
-                    table, target_id = "window", place.window_id
-            return OptionSetResult(option=option, value=value, scope=table, target=target_id)
-
-        return await ctx.call(write)
-
-    @tool(mcp, tier=Tier.READONLY, title="Show tmux Environment", annotations=READONLY)
-    async def show_environment(
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> EnvironmentResult:
-        """Show a session's tmux environment, or the global one (no session given).
-
-        Use to see what new panes and windows will inherit. A session's own
-        environment holds only what differs from the global one.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def read() -> EnvironmentResult:
-            sid = _environment_session(ctx.backend, server, session_name, session_id)
-            return EnvironmentResult(variables=ctx.backend.show_environment(server, sid))
-
-        return await ctx.call(read)
-
-    @tool(mcp, tier=Tier.MUTATING, title="Set tmux Environment Variable", annotations=SETS)
-    async def set_environment(
-        name: Annotated[str, Field(description="Variable name, e.g. 'RUST_LOG'.")],
-        value: Annotated[str, Field(description="Its value.")],
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> EnvironmentSetResult:
-        """Set a variable in a session's tmux environment, or the global one.
-
-        Processes tmux starts later (new panes and windows, also ones the user
-        opens) inherit it; running processes do not. For one command, prefer
-        'NAME=value command' through send_keys.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def write() -> EnvironmentSetResult:
-            check_variable_name(name)
-            _no_nul("value", value)
-            sid = _environment_session(ctx.backend, server, session_name, session_id)
-            ctx.backend.set_environment(server, name, value, session_id=sid)
-            return EnvironmentSetResult(name=name, value=value, session_id=sid)
-
-        return await ctx.call(write)
+    return await ctx.call(read)
 
 
-__all__ = ["HOOK_NAMES", "Where", "check_variable_name", "read_option", "register", "where"]
+@tool("Set tmux Option")
+async def set_option(
+    option: Annotated[str, Field(description="Option name, e.g. 'history-limit'.")],
+    value: Annotated[str, Field(description="The new value, as tmux's set-option takes it.")],
+    scope: OptionScopeParam = None,
+    target: OptionTarget = None,
+    global_: GlobalFlag = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> OptionSetResult:
+    """Set a tmux option on a session, window or pane, or globally.
+
+    Use to change tmux behaviour at runtime (history-limit for new panes,
+    mouse, remain-on-exit, '@name' user options). Pass a target, or
+    global_=True to change the default every target inherits; server
+    options need neither. tmux checks the value: an invalid one is an
+    error and changes nothing.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def write() -> OptionSetResult:
+        base = _split_name(option)
+        _no_nul("value", value)
+        place = where(ctx.backend, server, scope, target, global_)
+        scope_ = _option_scope(base, place, lambda: _catalog(ctx.backend, server), option)
+        if scope_ != "server" and place.target is None and not global_:
+            raise InvalidArgument(
+                f"say where to set {scope_} option {option!r}",
+                hint=(
+                    "Pass target (a session, window or pane) to set it there, or "
+                    "global_=True to change the global default."
+                ),
+            )
+        # tmux has no global pane table: pane options inherit the global window ones.
+        table: Scope = "window" if scope_ == "pane" and place.target is None else scope_
+        try:
+            ctx.backend.set_option(
+                server,
+                option,
+                value,
+                scope=table,
+                target=place.target,
+                global_=global_ and table != "server",
+            )
+        except (InvalidArgument, TmuxFailure) as exc:
+            if isinstance(exc, TmuxUnavailable):
+                raise
+            raise InvalidArgument(
+                f"tmux refused to set {option!r} to {value!r}: {exc.message}",
+                hint=(
+                    "Nothing was changed. Pass a value of the option's kind (a number, "
+                    "on/off, one of its choices, a style or a format); show_option shows "
+                    "the current value."
+                ),
+            ) from exc
+        target_id = place.target
+        if table == "pane" and place.target is not None:
+            # tmux puts a window option that has no per-pane value on the pane's window.
+            own = ctx.backend.show_options(server, scope="pane", target=place.target)
+            if _pick(own, option) is None:
+                table, target_id = "window", place.window_id
+        return OptionSetResult(option=option, value=value, scope=table, target=target_id)
+
+    return await ctx.call(write)
+
+
+@tool("Show tmux Environment")
+async def show_environment(
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> EnvironmentResult:
+    """Show a session's tmux environment, or the global one (no session given).
+
+    Use to see what new panes and windows will inherit. A session's own
+    environment holds only what differs from the global one.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def read() -> EnvironmentResult:
+        sid = _environment_session(ctx.backend, server, session_name, session_id)
+        return EnvironmentResult(variables=ctx.backend.show_environment(server, sid))
+
+    return await ctx.call(read)
+
+
+@tool("Set tmux Environment Variable")
+async def set_environment(
+    name: Annotated[str, Field(description="Variable name, e.g. 'RUST_LOG'.")],
+    value: Annotated[str, Field(description="Its value.")],
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> EnvironmentSetResult:
+    """Set a variable in a session's tmux environment, or the global one.
+
+    Processes tmux starts later (new panes and windows, also ones the user
+    opens) inherit it; running processes do not. For one command, prefer
+    'NAME=value command' through send_keys.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def write() -> EnvironmentSetResult:
+        check_variable_name(name)
+        _no_nul("value", value)
+        sid = _environment_session(ctx.backend, server, session_name, session_id)
+        ctx.backend.set_environment(server, name, value, session_id=sid)
+        return EnvironmentSetResult(name=name, value=value, session_id=sid)
+
+    return await ctx.call(write)
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    show_option,
+    set_option,
+    show_environment,
+    set_environment,
+)
+
+
+__all__ = [
+    "TOOLS",
+    "check_variable_name",
+    "read_option",
+    "set_environment",
+    "set_option",
+    "show_environment",
+    "show_option",
+]

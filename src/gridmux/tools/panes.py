@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import PaneInfo as BackendPane
 from gridmux.backend import PaneSnapshot as BackendSnapshot
-from gridmux.backend import ServerRef
 from gridmux.capture import limit_tail
 from gridmux.errors import InvalidArgument
+from gridmux.safety import tool
 
-from ._context import ToolContext, tool_error
+from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import PaneInfo, PaneSnapshot
 from ._params import (
@@ -27,256 +26,232 @@ from ._params import (
     WindowId,
     WindowIndex,
 )
-from ._targets import check_id, session_in_listing
-from ._tiers import READONLY, TYPES_INPUT, Tier, tool
+from ._results import geometry, pane_result
+from ._targets import session_in_listing
+from ._text import strip_blank_tail
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
 _ROW_MIN, _ROW_MAX = -(10**9), 32767
 Row = Annotated[int | None, Field(ge=_ROW_MIN, le=_ROW_MAX)]
 
 
-def geometry(pane: BackendPane) -> dict[str, Any]:
-    """The pane's position fields, as both PaneInfo and PaneSnapshot name them."""
-    return {
-        "pane_left": pane.left,
-        "pane_top": pane.top,
-        "pane_right": pane.right,
-        "pane_bottom": pane.bottom,
-        "pane_at_left": pane.at_left,
-        "pane_at_right": pane.at_right,
-        "pane_at_top": pane.at_top,
-        "pane_at_bottom": pane.at_bottom,
-    }
+@tool("List tmux Panes", always_load=True)
+async def list_panes(
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    window_index: WindowIndex = None,
+    socket_name: SocketName = None,
+    filters: Filters = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> list[PaneInfo]:
+    """List panes: of one window, of one session, or of the whole server.
+
+    Use to find the pane id to read or type into. One tmux call lists
+    everything; filters narrow it (e.g. by current command).
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def select() -> list[BackendPane]:
+        listing = panes = ctx.backend.list_panes(server)
+        if window_id is not None:
+            panes = [p for p in panes if p.window_id == window_id]
+            if not panes:
+                raise InvalidArgument(f"no window {window_id} on this tmux server")
+        if session_name is not None or session_id is not None:
+            wanted = session_in_listing(
+                ctx.backend, server, listing, session_name=session_name, session_id=session_id
+            )
+            panes = [p for p in panes if p.session_id == wanted]
+        if window_index is not None:
+            if session_name is None and session_id is None:
+                raise InvalidArgument(
+                    "window_index needs session_name or session_id",
+                    hint="Pass the session too, or use window_id.",
+                )
+            panes = [p for p in panes if str(p.window_index) == window_index]
+        return panes
+
+    panes = await ctx.call(select)
+    results = [pane_result(ctx, server, p) for p in panes]
+    try:
+        keep = apply_filters([r.model_dump() for r in results], filters)
+    except InvalidArgument as exc:
+        raise tool_error(exc) from exc
+    return [results[i] for i in keep]
 
 
-def pane_result(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> PaneInfo:
-    return PaneInfo(
+@tool("Get tmux Pane Info")
+async def get_pane_info(
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> PaneInfo:
+    """Describe one pane: size, position, process, working directory, title.
+
+    Use for metadata without reading the screen; use capture_pane for text.
+    """
+    server = ctx.server(socket_name, socket_path)
+    pane = await ctx.call(lambda: ctx.resolve(server, pane_id, session_name, session_id, window_id))
+    return pane_result(ctx, server, pane)
+
+
+@tool("Capture Pane")
+async def capture_pane(
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    start: Annotated[
+        Row,
+        Field(description="First row: 0 is the top visible row, negative reaches into history."),
+    ] = None,
+    end: Annotated[Row, Field(description="Last row (default: the bottom of the screen).")] = None,
+    max_lines: MaxLines = 500,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> str:
+    """Read the text of a pane: the visible screen, or a row range into history.
+
+    Use to see what a terminal shows now. To follow output over several
+    turns without re-reading it, use capture_since instead. When more
+    than max_lines rows come back, the newest are kept and the text
+    starts with a line saying how many were left out.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def read() -> tuple[str, ...]:
+        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        return ctx.backend.snapshot(server, target, start=start, end=end).rows
+
+    rows = strip_blank_tail(await ctx.call(read))
+    limited = limit_tail(tuple(rows), max_lines, None)
+    text = "\n".join(limited.lines)
+    if limited.truncated_lines:
+        text = f"[... truncated {limited.truncated_lines} lines ...]\n{text}"
+    return text
+
+
+@tool("Snapshot Pane", always_load=True)
+async def snapshot_pane(
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    max_lines: MaxLines = 500,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> PaneSnapshot:
+    """Read a pane's screen together with its cursor, size, mode and process.
+
+    Use for a one-shot look at a terminal with the context to interpret it
+    (is a full-screen program running? where is the cursor?). Screen text
+    and cursor come from one atomic tmux read.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def read() -> tuple[BackendPane, BackendSnapshot, int | None]:
+        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        pane, snap = ctx.backend.pane_snapshot(server, target)
+        scroll = None
+        if snap.state.in_mode:  # only copy mode has a scroll position
+            text = ctx.backend.display_message(server, pane.pane_id, "#{scroll_position}")
+            scroll = int(text) if text.strip().isdigit() else None
+        return pane, snap, scroll
+
+    pane, snap, scroll = await ctx.call(read)
+    state = snap.state
+    limited = limit_tail(tuple(strip_blank_tail(snap.rows)), max_lines, None)
+    return PaneSnapshot(
         pane_id=pane.pane_id,
-        pane_index=pane.pane_index,
-        pane_width=pane.width,
-        pane_height=pane.height,
+        content="\n".join(limited.lines),
+        cursor_x=state.cursor_x,
+        cursor_y=state.cursor_y,
+        pane_width=state.width,
+        pane_height=state.height,
         **geometry(pane),
         pane_tty=pane.tty,
+        pane_pid=state.pid,
+        pane_dead=state.dead,
+        alternate_on=state.alternate_on,
+        pane_in_mode=state.in_mode,
+        pane_mode=pane.mode,
+        scroll_position=scroll,
+        history_size=state.history_size,
+        history_limit=state.history_limit,
+        title=pane.title,
         pane_current_command=pane.current_command,
         pane_current_path=pane.current_path,
-        pane_pid=pane.pid,
-        pane_title=pane.title,
-        pane_active=pane.active,
-        pane_dead=pane.dead,
-        window_id=pane.window_id,
-        window_index=pane.window_index,
-        window_name=pane.window_name,
-        session_id=pane.session_id,
-        session_name=pane.session_name,
         is_caller=ctx.is_caller(server, pane.pane_id),
+        content_truncated=limited.truncated,
+        content_truncated_lines=limited.truncated_lines,
     )
 
 
-def strip_blank_tail(rows: tuple[str, ...]) -> list[str]:
-    lines = list(rows)
-    while lines and lines[-1] == "":
-        lines.pop()
-    return lines
+@tool("Send Keys")
+async def send_keys(
+    keys: Annotated[
+        str,
+        Field(description="Text to type, or a tmux key name such as 'C-c' or 'Escape'."),
+    ],
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    enter: Annotated[bool, Field(description="Press Enter afterwards.")] = True,
+    literal: Annotated[
+        bool,
+        Field(description="Type keys as literal text; never interpret them as key names."),
+    ] = False,
+    suppress_history: Annotated[
+        bool,
+        Field(description="Prefix a space so shells with HISTCONTROL=ignorespace skip it."),
+    ] = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> str:
+    """Type into a pane: a command line, text, or a key such as C-c.
+
+    Use to run commands or answer prompts. Keys and Enter go in one tmux
+    call. Then read the result with capture_since (or wait for it).
+    Without literal, a whole string that names a key (C-c, Enter, Up) is
+    sent as that key.
+    """
+    server = ctx.server(socket_name, socket_path)
+    if not keys and not enter:
+        raise tool_error(InvalidArgument("keys is empty and enter is false: nothing to send"))
+    text = f" {keys}" if suppress_history and keys else keys
+
+    def send() -> str:
+        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        ctx.backend.send_keys(server, target, text, literal=literal, enter=enter)
+        return target
+
+    sent_to = await ctx.call(send)
+    return f"Keys sent to pane {sent_to}"
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.READONLY, title="List tmux Panes", annotations=READONLY, always_load=True)
-    async def list_panes(
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        window_index: WindowIndex = None,
-        socket_name: SocketName = None,
-        filters: Filters = None,
-        socket_path: SocketPath = None,
-    ) -> list[PaneInfo]:
-        """List panes: of one window, of one session, or of the whole server.
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    list_panes,
+    get_pane_info,
+    capture_pane,
+    snapshot_pane,
+    send_keys,
+)
 
-        Use to find the pane id to read or type into. One tmux call lists
-        everything; filters narrow it (e.g. by current command).
-        """
-        server = ctx.server(socket_name, socket_path)
 
-        def select() -> list[BackendPane]:
-            check_id("window", window_id)
-            listing = panes = ctx.backend.list_panes(server)
-            if window_id is not None:
-                panes = [p for p in panes if p.window_id == window_id]
-                if not panes:
-                    raise InvalidArgument(f"no window {window_id} on this tmux server")
-            if session_name is not None or session_id is not None:
-                wanted = session_in_listing(
-                    ctx.backend, server, listing, session_name=session_name, session_id=session_id
-                )
-                panes = [p for p in panes if p.session_id == wanted]
-            if window_index is not None:
-                if session_name is None and session_id is None:
-                    raise InvalidArgument(
-                        "window_index needs session_name or session_id",
-                        hint="Pass the session too, or use window_id.",
-                    )
-                panes = [p for p in panes if str(p.window_index) == window_index]
-            return panes
-
-        panes = await ctx.call(select)
-        results = [pane_result(ctx, server, p) for p in panes]
-        try:
-            keep = apply_filters([r.model_dump() for r in results], filters)
-        except InvalidArgument as exc:
-            raise tool_error(exc) from exc
-        return [results[i] for i in keep]
-
-    @tool(mcp, tier=Tier.READONLY, title="Get tmux Pane Info", annotations=READONLY)
-    async def get_pane_info(
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> PaneInfo:
-        """Describe one pane: size, position, process, working directory, title.
-
-        Use for metadata without reading the screen; use capture_pane for text.
-        """
-        server = ctx.server(socket_name, socket_path)
-        pane = await ctx.call(
-            lambda: ctx.resolve(server, pane_id, session_name, session_id, window_id)
-        )
-        return pane_result(ctx, server, pane)
-
-    @tool(mcp, tier=Tier.READONLY, title="Capture Pane", annotations=READONLY)
-    async def capture_pane(
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        start: Annotated[
-            Row,
-            Field(
-                description="First row: 0 is the top visible row, negative reaches into history."
-            ),
-        ] = None,
-        end: Annotated[
-            Row, Field(description="Last row (default: the bottom of the screen).")
-        ] = None,
-        max_lines: MaxLines = 500,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> str:
-        """Read the text of a pane: the visible screen, or a row range into history.
-
-        Use to see what a terminal shows now. To follow output over several
-        turns without re-reading it, use capture_since instead. When more
-        than max_lines rows come back, the newest are kept and the text
-        starts with a line saying how many were left out.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def read() -> tuple[str, ...]:
-            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            return ctx.backend.snapshot(server, target, start=start, end=end).rows
-
-        rows = strip_blank_tail(await ctx.call(read))
-        limited = limit_tail(tuple(rows), max_lines, None)
-        text = "\n".join(limited.lines)
-        if limited.truncated_lines:
-            text = f"[... truncated {limited.truncated_lines} lines ...]\n{text}"
-        return text
-
-    @tool(mcp, tier=Tier.READONLY, title="Snapshot Pane", annotations=READONLY, always_load=True)
-    async def snapshot_pane(
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        max_lines: MaxLines = 500,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> PaneSnapshot:
-        """Read a pane's screen together with its cursor, size, mode and process.
-
-        Use for a one-shot look at a terminal with the context to interpret it
-        (is a full-screen program running? where is the cursor?). Screen text
-        and cursor come from one atomic tmux read.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def read() -> tuple[BackendPane, BackendSnapshot, int | None]:
-            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            pane, snap = ctx.backend.pane_snapshot(server, target)
-            scroll = None
-            if snap.state.in_mode:  # only copy mode has a scroll position
-                text = ctx.backend.display_message(server, pane.pane_id, "#{scroll_position}")
-                scroll = int(text) if text.strip().isdigit() else None
-            return pane, snap, scroll
-
-        pane, snap, scroll = await ctx.call(read)
-        state = snap.state
-        limited = limit_tail(tuple(strip_blank_tail(snap.rows)), max_lines, None)
-        return PaneSnapshot(
-            pane_id=pane.pane_id,
-            content="\n".join(limited.lines),
-            cursor_x=state.cursor_x,
-            cursor_y=state.cursor_y,
-            pane_width=state.width,
-            pane_height=state.height,
-            **geometry(pane),
-            pane_tty=pane.tty,
-            pane_pid=state.pid,
-            pane_dead=state.dead,
-            alternate_on=state.alternate_on,
-            pane_in_mode=state.in_mode,
-            pane_mode=pane.mode,
-            scroll_position=scroll,
-            history_size=state.history_size,
-            history_limit=state.history_limit,
-            title=pane.title,
-            pane_current_command=pane.current_command,
-            pane_current_path=pane.current_path,
-            is_caller=ctx.is_caller(server, pane.pane_id),
-            content_truncated=limited.truncated,
-            content_truncated_lines=limited.truncated_lines,
-        )
-
-    @tool(mcp, tier=Tier.MUTATING, title="Send Keys", annotations=TYPES_INPUT)
-    async def send_keys(
-        keys: Annotated[
-            str,
-            Field(description="Text to type, or a tmux key name such as 'C-c' or 'Escape'."),
-        ],
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        enter: Annotated[bool, Field(description="Press Enter afterwards.")] = True,
-        literal: Annotated[
-            bool,
-            Field(description="Type keys as literal text; never interpret them as key names."),
-        ] = False,
-        suppress_history: Annotated[
-            bool,
-            Field(description="Prefix a space so shells with HISTCONTROL=ignorespace skip it."),
-        ] = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> str:
-        """Type into a pane: a command line, text, or a key such as C-c.
-
-        Use to run commands or answer prompts. Keys and Enter go in one tmux
-        call. Then read the result with capture_since (or wait for it).
-        Without literal, a whole string that names a key (C-c, Enter, Up) is
-        sent as that key.
-        """
-        server = ctx.server(socket_name, socket_path)
-        if not keys and not enter:
-            raise tool_error(InvalidArgument("keys is empty and enter is false: nothing to send"))
-        text = f" {keys}" if suppress_history and keys else keys
-
-        def send() -> str:
-            target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            ctx.backend.send_keys(server, target, text, literal=literal, enter=enter)
-            return target
-
-        sent_to = await ctx.call(send)
-        return f"Keys sent to pane {sent_to}"
+__all__ = ["TOOLS", "capture_pane", "get_pane_info", "list_panes", "send_keys", "snapshot_pane"]

@@ -17,17 +17,16 @@ import stat
 from pathlib import Path
 from typing import Annotated
 
-from fastmcp import FastMCP
 from pydantic import Field
 
 from gridmux.backend import ServerInfo as BackendServer
 from gridmux.backend import ServerRef
-from gridmux.errors import GridmuxError, InvalidArgument, NotFound
+from gridmux.errors import GridmuxError, NotFound
+from gridmux.safety import tool
 
-from ._context import ToolContext, tool_error
+from ._context import TOOL_CONTEXT, ToolContext
 from ._models import ServerInfo
-from ._params import SocketName, SocketPath
-from ._tiers import DESTROYS, READONLY, Tier, tool
+from ._params import ExtraSocketPath, SocketName, SocketPath
 
 _log = logging.getLogger(__name__)
 _CONNECT_TIMEOUT = 0.1
@@ -65,115 +64,128 @@ def server_result(info: BackendServer, *, socket_name: str | None = None) -> Ser
     )
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    """Register this module's tools on ``mcp``."""
+def probe(ctx: ToolContext, path: str, socket_name: str | None) -> ServerInfo | None:
+    if not accepts_connections(path):
+        return None
+    try:
+        info = ctx.backend.server_info(ServerRef(socket_path=path))
+    except GridmuxError as exc:
+        _log.debug("list_servers: %s answers but not as tmux: %s", path, exc)
+        return None
+    return server_result(info, socket_name=socket_name) if info.is_alive else None
 
-    def probe(path: str, socket_name: str | None) -> ServerInfo | None:
-        if not accepts_connections(path):
-            return None
-        try:
-            info = ctx.backend.server_info(ServerRef(socket_path=path))
-        except GridmuxError as exc:
-            _log.debug("list_servers: %s answers but not as tmux: %s", path, exc)
-            return None
-        return server_result(info, socket_name=socket_name) if info.is_alive else None
 
-    @tool(mcp, tier=Tier.READONLY, title="List tmux Servers", annotations=READONLY)
-    async def list_servers(
-        extra_socket_paths: Annotated[
-            list[str] | None,
-            Field(
-                max_length=_MAX_EXTRA_PATHS,
-                description=(
-                    "Absolute socket paths to probe as well (servers started with tmux -S "
-                    "elsewhere); paths where no server answers are left out."
-                ),
+@tool("List tmux Servers")
+async def list_servers(
+    extra_socket_paths: Annotated[
+        list[ExtraSocketPath] | None,
+        Field(
+            max_length=_MAX_EXTRA_PATHS,
+            description=(
+                "Absolute socket paths to probe as well (servers started with tmux -S "
+                "elsewhere); paths where no server answers are left out."
             ),
-        ] = None,
-    ) -> list[ServerInfo]:
-        """Find the tmux servers running for this user.
+        ),
+    ] = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> list[ServerInfo]:
+    """Find the tmux servers running for this user.
 
-        Use when you do not know which server (socket) holds the sessions you
-        need. Scans tmux's socket directory, then the extra paths given.
-        Address a server found here by passing its socket_path (or its
-        socket_name) to the other tools.
-        """
-        extras = list(extra_socket_paths or [])
+    Use when you do not know which server (socket) holds the sessions you
+    need. Scans tmux's socket directory, then the extra paths given.
+    Address a server found here by passing its socket_path (or its
+    socket_name) to the other tools.
+    """
+    extras = list(extra_socket_paths or [])
+
+    def discover() -> list[ServerInfo]:
+        directory = socket_directory()
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            names = []
+        found: list[ServerInfo] = []
+        seen: set[str] = set()
+        for name in names:
+            path = str(directory / name)
+            seen.add(os.path.realpath(path))
+            info = probe(ctx, path, name)
+            if info is not None:
+                found.append(info)
         for path in extras:
-            if not path.startswith("/") or "\0" in path:
-                raise tool_error(
-                    InvalidArgument(
-                        f"extra socket path {path!r} is not an absolute path",
-                        hint="Pass paths such as '/run/user/1000/tmux.sock' (what tmux -S took).",
-                    )
-                )
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            in_directory = os.path.dirname(real) == os.path.realpath(directory)
+            info = probe(ctx, path, os.path.basename(real) if in_directory else None)
+            if info is not None:
+                found.append(info)
+        return found
 
-        def discover() -> list[ServerInfo]:
-            directory = socket_directory()
-            try:
-                names = sorted(os.listdir(directory))
-            except OSError:
-                names = []
-            found: list[ServerInfo] = []
-            seen: set[str] = set()
-            for name in names:
-                path = str(directory / name)
-                seen.add(os.path.realpath(path))
-                info = probe(path, name)
-                if info is not None:
-                    found.append(info)
-            for path in extras:
-                real = os.path.realpath(path)
-                if real in seen:
-                    continue
-                seen.add(real)
-                in_directory = os.path.dirname(real) == os.path.realpath(directory)
-                info = probe(path, os.path.basename(real) if in_directory else None)
-                if info is not None:
-                    found.append(info)
-            return found
-
-        return await ctx.call(discover)
-
-    @tool(mcp, tier=Tier.READONLY, title="Get tmux Server Info", annotations=READONLY)
-    async def get_server_info(
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> ServerInfo:
-        """Describe a tmux server: alive or not, its socket, session count, version.
-
-        Use to check a server is running before working on it. A server that
-        is not running is reported with is_alive false, not as an error.
-        """
-        server = ctx.server(socket_name, socket_path)
-        return server_result(await ctx.call(lambda: ctx.backend.server_info(server)))
-
-    @tool(mcp, tier=Tier.DESTRUCTIVE, title="Kill tmux Server", annotations=DESTROYS)
-    async def kill_server(
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-    ) -> str:
-        """Kill a tmux server and every session, window, pane and program on it.
-
-        Use only to tear down a whole server you own; kill_session removes a
-        single session. Refused when this MCP server itself runs in a pane of
-        that server.
-        """
-        server = ctx.server(socket_name, socket_path)
-
-        def kill() -> str:
-            info = ctx.backend.server_info(server)
-            if not info.is_alive:
-                raise NotFound(
-                    f"no tmux server is running on {info.socket_path}",
-                    hint="Nothing to kill; list_servers shows the servers that run.",
-                )
-            panes = ctx.backend.list_panes(server)
-            ctx.protect_caller(server, [p.pane_id for p in panes], "kill the tmux server")
-            ctx.backend.kill_server(server)
-            return f"Server killed: {info.socket_path}"
-
-        return await ctx.call(kill)
+    return await ctx.call(discover)
 
 
-__all__ = ["accepts_connections", "register", "server_result"]
+@tool("Get tmux Server Info")
+async def get_server_info(
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> ServerInfo:
+    """Describe a tmux server: alive or not, its socket, session count, version.
+
+    Use to check a server is running before working on it. A server that
+    is not running is reported with is_alive false, not as an error.
+    """
+    server = ctx.server(socket_name, socket_path)
+    return server_result(await ctx.call(lambda: ctx.backend.server_info(server)))
+
+
+@tool("Kill tmux Server")
+async def kill_server(
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> str:
+    """Kill a tmux server and every session, window, pane and program on it.
+
+    Use only to tear down a whole server you own; kill_session removes a
+    single session. Refused when this MCP server itself runs in a pane of
+    that server.
+    """
+    server = ctx.server(socket_name, socket_path)
+
+    def kill() -> str:
+        info = ctx.backend.server_info(server)
+        if not info.is_alive:
+            raise NotFound(
+                f"no tmux server is running on {info.socket_path}",
+                hint="Nothing to kill; list_servers shows the servers that run.",
+            )
+        panes = ctx.backend.list_panes(server)
+        ctx.protect_caller(server, [p.pane_id for p in panes], "kill the tmux server")
+        ctx.backend.kill_server(server)
+        return f"Server killed: {info.socket_path}"
+
+    return await ctx.call(kill)
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    list_servers,
+    get_server_info,
+    kill_server,
+)
+
+
+__all__ = [
+    "TOOLS",
+    "accepts_connections",
+    "get_server_info",
+    "kill_server",
+    "list_servers",
+    "server_result",
+]

@@ -17,15 +17,14 @@ and only the rows after the longest overlap count as new.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, TypeVar
 
 import anyio
-from fastmcp import Context, FastMCP
+from fastmcp import Context
 from pydantic import Field
 
 from gridmux.backend import PaneSnapshot, PaneState
@@ -33,73 +32,31 @@ from gridmux.capture import (
     FIRST_PLAN,
     FOLLOW_PLAN,
     Cursor,
-    CursorRejected,
     Reading,
     advance,
     first,
     limit_tail,
 )
 from gridmux.errors import InvalidArgument, PaneDead, PaneRespawned
+from gridmux.safety import tool
 
-from ._context import ToolContext, tool_error
+from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import ContentChangeResult, WaitForTextResult, WaitOutcome
 from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
-from ._tiers import READONLY, Tier, tool
-from .capture_since import refusal_error
-from .search import compile_pattern
+from ._refusals import guarded
+from ._text import compile_pattern
+from ._waiting import Progress, Timeout
 
 T = TypeVar("T")
 
-#: The longest any wait (or run_command) may be asked to last.
-MAX_WAIT_SECONDS = 3600.0
 #: At most this many lines, and bytes, in matched_lines and tail.
 _REPORT_LINES, _REPORT_BYTES = 20, 2000
 #: Lines of what a wait has seen kept for re-synchronising after a lost delta.
 _SEEN_LINES = 1000
-_PROGRESS_EVERY = 0.25
 
-Timeout = Annotated[
-    float,
-    Field(gt=0, le=MAX_WAIT_SECONDS, description="Give up after this many seconds."),
-]
 Interval = Annotated[
     float, Field(ge=0.01, le=60, description="Seconds between two reads of the pane.")
 ]
-
-
-class Progress:
-    """Throttled progress notifications; a client that went away is ignored."""
-
-    def __init__(self, context: Context, started: float, total: float, what: str) -> None:
-        self._context = context
-        self._started = started
-        self._total = total
-        self._what = what
-        self._last: float | None = None
-
-    async def report(self, *, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and self._last is not None and now - self._last < _PROGRESS_EVERY:
-            return
-        self._last = now
-        elapsed = min(now - self._started, self._total)
-        # A client that went away must never break the wait.
-        with contextlib.suppress(Exception):
-            await self._context.report_progress(
-                progress=round(elapsed, 3), total=self._total, message=self._what
-            )
-
-
-def guarded(fn: Callable[[], T]) -> Callable[[], T]:
-    """``fn`` with the capture core's refusals turned into gridmux errors."""
-
-    def call() -> T:
-        try:
-            return fn()
-        except CursorRejected as exc:
-            raise refusal_error(exc) from exc
-
-    return call
 
 
 def compile_all(
@@ -155,177 +112,186 @@ def _capped(lines: Sequence[str]) -> list[str]:
     return list(limit_tail(tuple(lines), _REPORT_LINES, _REPORT_BYTES).lines)
 
 
-def register(mcp: FastMCP, ctx: ToolContext) -> None:
-    @tool(mcp, tier=Tier.READONLY, title="Wait for Text", annotations=READONLY)
-    async def wait_for_text(
-        patterns: Annotated[
-            list[Annotated[str, Field(min_length=1)]] | None,
-            Field(
-                min_length=1,
-                description="Wait until new output matches one of these; null: any new output.",
-            ),
-        ] = None,
-        stop: Annotated[
-            list[Annotated[str, Field(min_length=1)]] | None,
-            Field(
-                min_length=1,
-                description="End the wait early (outcome 'stopped') when one of these matches.",
-            ),
-        ] = None,
-        regex: Annotated[
-            bool, Field(description="Treat patterns and stop as Python regular expressions.")
-        ] = False,
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        timeout: Timeout = 8.0,
-        interval: Interval = 0.05,
-        match_case: Annotated[
-            bool, Field(description="Match case exactly (default: ignore case).")
-        ] = False,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-        *,
-        context: Context,
-    ) -> WaitForTextResult:
-        """Wait until a pane prints text matching a pattern, or any new output.
+@tool("Wait for Text")
+async def wait_for_text(
+    patterns: Annotated[
+        list[Annotated[str, Field(min_length=1)]] | None,
+        Field(
+            min_length=1,
+            description="Wait until new output matches one of these; null: any new output.",
+        ),
+    ] = None,
+    stop: Annotated[
+        list[Annotated[str, Field(min_length=1)]] | None,
+        Field(
+            min_length=1,
+            description="End the wait early (outcome 'stopped') when one of these matches.",
+        ),
+    ] = None,
+    regex: Annotated[
+        bool, Field(description="Treat patterns and stop as Python regular expressions.")
+    ] = False,
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    timeout: Timeout = 8.0,
+    interval: Interval = 0.05,
+    match_case: Annotated[
+        bool, Field(description="Match case exactly (default: ignore case).")
+    ] = False,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    context: Context,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> WaitForTextResult:
+    """Wait until a pane prints text matching a pattern, or any new output.
 
-        Use for output you did not author: a server saying it is ready, a
-        build finishing, a prompt coming back. Only output written after the
-        call starts counts; matched_at_entry says a pattern was already on
-        the screen. Patterns are literal text (regex=true for regular
-        expressions), case-insensitive unless match_case, and match one line
-        at a time. stop patterns end the wait early with outcome 'stopped'
-        (e.g. 'error'). A timeout is a result (timed_out=true, outcome
-        'timeout'), not an error. For a command you run yourself, prefer
-        run_command: it reports completion and the exit status exactly.
-        """
-        started = time.monotonic()
-        server = ctx.server(socket_name, socket_path)
-        success = compile_all(patterns, regex=regex, match_case=match_case, what="patterns")
-        stops = compile_all(stop, regex=regex, match_case=match_case, what="stop")
+    Use for output you did not author: a server saying it is ready, a
+    build finishing, a prompt coming back. Only output written after the
+    call starts counts; matched_at_entry says a pattern was already on
+    the screen. Patterns are literal text (regex=true for regular
+    expressions), case-insensitive unless match_case, and match one line
+    at a time. stop patterns end the wait early with outcome 'stopped'
+    (e.g. 'error'). A timeout is a result (timed_out=true, outcome
+    'timeout'), not an error. For a command you run yourself, prefer
+    run_command: it reports completion and the exit status exactly.
+    """
+    started = time.monotonic()
+    server = ctx.server(socket_name, socket_path)
+    success = compile_all(patterns, regex=regex, match_case=match_case, what="patterns")
+    stops = compile_all(stop, regex=regex, match_case=match_case, what="stop")
 
-        def begin() -> tuple[str, Reading]:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
-            return pane.pane_id, first(snap)
+    def begin() -> tuple[str, Reading]:
+        pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
+        snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
+        return pane.pane_id, first(snap)
 
-        target, entry = await ctx.call(guarded(begin))
-        at_entry = _first_hit(success, entry.lines) is not None
-        progress = Progress(context, started, timeout, f"waiting for text in pane {target}")
-        await progress.report(force=True)
-        transcript = _Transcript(entry.lines)
-        cursor: Cursor = entry.cursor
-        seen: list[str] = []
-        alternate_now = alternate_seen = entry.alternate_on
-        outcome: WaitOutcome | None = None
-        hit: tuple[int, list[str]] | None = None
-        matched_lines: list[str] = []
-        deadline = started + timeout
+    target, entry = await ctx.call(guarded(begin))
+    at_entry = _first_hit(success, entry.lines) is not None
+    progress = Progress(context, started, timeout, f"waiting for text in pane {target}")
+    await progress.report(force=True)
+    transcript = _Transcript(entry.lines)
+    cursor: Cursor = entry.cursor
+    seen: list[str] = []
+    alternate_now = alternate_seen = entry.alternate_on
+    outcome: WaitOutcome | None = None
+    hit: tuple[int, list[str]] | None = None
+    matched_lines: list[str] = []
+    deadline = started + timeout
 
-        def poll(cursor: Cursor) -> Reading:
-            snap = ctx.backend.snapshot(server, target, start=FOLLOW_PLAN.start, end=None)
-            return advance(cursor, snap)
+    def poll(cursor: Cursor) -> Reading:
+        snap = ctx.backend.snapshot(server, target, start=FOLLOW_PLAN.start, end=None)
+        return advance(cursor, snap)
 
-        while outcome is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                outcome = "alternate_screen" if alternate_now else "timeout"
-                break
-            await anyio.sleep(min(interval, remaining))
-            reading = await ctx.call(guarded(functools.partial(poll, cursor)))
-            cursor = reading.cursor
-            alternate_now = reading.alternate_on
-            if alternate_now:
-                alternate_seen = True
-            else:
-                new = transcript.new_rows(reading)
-                seen.extend(new)
-                if (hit := _first_hit(stops, new)) is not None:
-                    outcome, matched_lines = "stopped", hit[1]
-                elif success and (hit := _first_hit(success, new)) is not None:
-                    outcome, matched_lines = "matched", hit[1]
-                elif not success and new:
-                    outcome, matched_lines = "any_output", new
-            await progress.report()
+    while outcome is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            outcome = "alternate_screen" if alternate_now else "timeout"
+            break
+        await anyio.sleep(min(interval, remaining))
+        reading = await ctx.call(guarded(functools.partial(poll, cursor)))
+        cursor = reading.cursor
+        alternate_now = reading.alternate_on
+        if alternate_now:
+            alternate_seen = True
+        else:
+            new = transcript.new_rows(reading)
+            seen.extend(new)
+            if (hit := _first_hit(stops, new)) is not None:
+                outcome, matched_lines = "stopped", hit[1]
+            elif success and (hit := _first_hit(success, new)) is not None:
+                outcome, matched_lines = "matched", hit[1]
+            elif not success and new:
+                outcome, matched_lines = "any_output", new
+        await progress.report()
 
-        found = outcome in ("matched", "any_output")
-        index = hit[0] if hit is not None else None
-        pattern_list = stop if outcome == "stopped" else patterns
-        return WaitForTextResult(
-            found=found,
-            outcome=outcome,
-            timed_out=outcome in ("timeout", "alternate_screen"),
-            matched_index=index,
-            matched_pattern=(pattern_list[index] if pattern_list and index is not None else None),
-            matched_lines=_capped(matched_lines),
-            tail=_capped(seen),
-            saw_new_output=bool(seen),
-            matched_at_entry=at_entry and not found,
-            alternate_screen=alternate_seen,
-            pane_id=target,
-            elapsed_seconds=round(time.monotonic() - started, 3),
-            effective_timeout=timeout,
-        )
+    found = outcome in ("matched", "any_output")
+    index = hit[0] if hit is not None else None
+    pattern_list = stop if outcome == "stopped" else patterns
+    return WaitForTextResult(
+        found=found,
+        outcome=outcome,
+        timed_out=outcome in ("timeout", "alternate_screen"),
+        matched_index=index,
+        matched_pattern=(pattern_list[index] if pattern_list and index is not None else None),
+        matched_lines=_capped(matched_lines),
+        tail=_capped(seen),
+        saw_new_output=bool(seen),
+        matched_at_entry=at_entry and not found,
+        alternate_screen=alternate_seen,
+        pane_id=target,
+        elapsed_seconds=round(time.monotonic() - started, 3),
+        effective_timeout=timeout,
+    )
 
-    @tool(mcp, tier=Tier.READONLY, title="Wait for Content Change", annotations=READONLY)
-    async def wait_for_content_change(
-        pane_id: PaneId = None,
-        session_name: SessionName = None,
-        session_id: SessionId = None,
-        window_id: WindowId = None,
-        timeout: Timeout = 8.0,
-        interval: Interval = 0.05,
-        socket_name: SocketName = None,
-        socket_path: SocketPath = None,
-        *,
-        context: Context,
-    ) -> ContentChangeResult:
-        """Wait until anything on a pane's screen changes.
 
-        Use after sending input when you do not know what the answer will
-        look like -- it waits for "something happened" (new text, a redraw,
-        the cursor moving, a full-screen program starting) rather than a
-        pattern. A timeout is a result (changed=false, timed_out=true). A
-        pane that dies or is respawned during the wait is an error. For a
-        known pattern use wait_for_text; for a command you run yourself,
-        run_command.
-        """
-        started = time.monotonic()
-        server = ctx.server(socket_name, socket_path)
+@tool("Wait for Content Change")
+async def wait_for_content_change(
+    pane_id: PaneId = None,
+    session_name: SessionName = None,
+    session_id: SessionId = None,
+    window_id: WindowId = None,
+    timeout: Timeout = 8.0,
+    interval: Interval = 0.05,
+    socket_name: SocketName = None,
+    socket_path: SocketPath = None,
+    *,
+    context: Context,
+    ctx: ToolContext = TOOL_CONTEXT,
+) -> ContentChangeResult:
+    """Wait until anything on a pane's screen changes.
 
-        def begin() -> tuple[str, PaneSnapshot]:
-            pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-            snap = ctx.backend.snapshot(server, pane.pane_id)
-            _check_alive(snap.state, snap.state.pid)
-            return pane.pane_id, snap
+    Use after sending input when you do not know what the answer will
+    look like -- it waits for "something happened" (new text, a redraw,
+    the cursor moving, a full-screen program starting) rather than a
+    pattern. A timeout is a result (changed=false, timed_out=true). A
+    pane that dies or is respawned during the wait is an error. For a
+    known pattern use wait_for_text; for a command you run yourself,
+    run_command.
+    """
+    started = time.monotonic()
+    server = ctx.server(socket_name, socket_path)
 
-        target, entry = await ctx.call(begin)
-        progress = Progress(context, started, timeout, f"waiting for pane {target} to change")
-        await progress.report(force=True)
-        baseline = _screen_key(entry)
-        deadline = started + timeout
-        changed = False
+    def begin() -> tuple[str, PaneSnapshot]:
+        pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
+        snap = ctx.backend.snapshot(server, pane.pane_id)
+        _check_alive(snap.state, snap.state.pid)
+        return pane.pane_id, snap
 
-        def poll() -> PaneSnapshot:
-            snap = ctx.backend.snapshot(server, target)
-            _check_alive(snap.state, entry.state.pid)
-            return snap
+    target, entry = await ctx.call(begin)
+    progress = Progress(context, started, timeout, f"waiting for pane {target} to change")
+    await progress.report(force=True)
+    baseline = _screen_key(entry)
+    deadline = started + timeout
+    changed = False
 
-        while not changed:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            await anyio.sleep(min(interval, remaining))
-            changed = _screen_key(await ctx.call(poll)) != baseline
-            await progress.report()
-        return ContentChangeResult(
-            changed=changed,
-            pane_id=target,
-            elapsed_seconds=round(time.monotonic() - started, 3),
-            timed_out=not changed,
-        )
+    def poll() -> PaneSnapshot:
+        snap = ctx.backend.snapshot(server, target)
+        _check_alive(snap.state, entry.state.pid)
+        return snap
+
+    while not changed:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        await anyio.sleep(min(interval, remaining))
+        changed = _screen_key(await ctx.call(poll)) != baseline
+        await progress.report()
+    return ContentChangeResult(
+        changed=changed,
+        pane_id=target,
+        elapsed_seconds=round(time.monotonic() - started, 3),
+        timed_out=not changed,
+    )
+
+
+#: This module's tools, in the order clients list them.
+TOOLS = (
+    wait_for_text,
+    wait_for_content_change,
+)
 
 
 def _check_alive(state: PaneState, pid: int | None) -> None:
@@ -349,3 +315,6 @@ def _screen_key(snap: PaneSnapshot) -> tuple[object, ...]:
         state.width,
         state.height,
     )
+
+
+__all__ = ["TOOLS", "wait_for_content_change", "wait_for_text"]
