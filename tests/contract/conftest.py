@@ -40,10 +40,19 @@ from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.backend._libtmux import LibtmuxBackend
 from tests.backend_slot import EVERY_TIER, BackendSlot
-from tests.integration.conftest import control_mode, isolated_env, tmux_bin, tmux_server
+from tests.integration.conftest import (
+    config_file,
+    control_mode,
+    isolated_env,
+    server,
+    tmux_bin,
+    tmux_server,
+    user_path,
+)
 from tmuxsim import SimBackend
 
-__all__ = ["isolated_env", "tmux_bin", "tmux_server"]  # the integration fixtures, re-exported
+#: The integration suite's fixtures behind ``tmux_server``, re-exported.
+__all__ = ["config_file", "isolated_env", "server", "tmux_bin", "tmux_server", "user_path"]
 
 #: What the contract tests type as ``eventually``.
 Eventually = Callable[..., Awaitable[None]]
