@@ -105,7 +105,7 @@ def types(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def unit(session: nox.Session) -> None:
-    """Fast, simulator-backed tests of every layer on every Python (tox -e py3X-unit)."""
+    """Simulator-backed tests of every layer, contract suite on the sim (tox -e py3X-unit)."""
     tox(session, *(f"{py}-unit" for py in PY_ENVS))
 
 
@@ -149,12 +149,24 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME).
 
     ``control``: the backend's control-mode channel on, or forced off (one
-    tmux process per command); the suite must pass both ways.
+    tmux process per command); the suite must pass both ways. The contract
+    suite (``tests/contract``) runs its real-tmux side here.
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
     install(session, "test")
     install_inspector(session)
-    session.run("pytest", "tests/integration", "-q", "-n", "2", *session.posargs, env=env)
+    session.run(
+        "pytest",
+        "tests/integration",
+        "tests/contract",
+        "-m",
+        "not sim",
+        "-q",
+        "-n",
+        "2",
+        *session.posargs,
+        env=env,
+    )
 
 
 @nox.session(python=PYTHON)

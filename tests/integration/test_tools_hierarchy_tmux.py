@@ -241,34 +241,6 @@ async def test_kill_server_guard_holds_for_the_default_server_inside_tmux(
 # -- sessions ---------------------------------------------------------------------------
 
 
-async def test_session_info_rename_and_kill_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    state: State,
-) -> None:
-    made = await call(client, "create_session", session_name="one")
-    assert await call(client, "get_session_info") == made
-    await call(client, "create_session", session_name="two")
-    before = state()
-    assert "2 sessions" in await call_error(client, "get_session_info")
-    assert "already exists" in await call_error(
-        client, "rename_session", new_name="two", session_name="one"
-    )
-    assert "invalid session name" in await call_error(
-        client, "rename_session", new_name="a.b", session_name="one"
-    )
-    assert "needs session_id or session_name" in await call_error(client, "kill_session")
-    assert "no session 'tw'" in await call_error(client, "kill_session", session_name="tw")
-    assert state() == before
-    renamed = await call(client, "rename_session", new_name="uno", session_id=made["session_id"])
-    assert renamed["session_name"] == "uno" and renamed["session_id"] == made["session_id"]
-    got = await call(client, "get_session_info", session_name="uno")
-    assert got["window_count"] == 1 and got["active_pane_id"] == made["active_pane_id"]
-    said = await call(client, "kill_session", session_id=made["session_id"])
-    assert said["result"] == "Session killed: uno"
-    assert tmux("list-sessions", "-F", "#{session_name}").split() == ["two"]
-
-
 # -- windows ----------------------------------------------------------------------------
 
 
@@ -297,37 +269,6 @@ def dev(tmux: RawTmux) -> dict[str, str]:
 def names(tmux: RawTmux, session: str) -> list[tuple[str, str]]:
     rows = tmux("list-windows", "-t", session, "-F", "#{window_index} #{window_name}")
     return [(index, name) for index, name in (line.split(" ", 1) for line in rows.splitlines())]
-
-
-async def test_list_and_get_windows_match_tmux(
-    client: Client,  # type: ignore[type-arg]
-    dev: dict[str, str],
-    tmux: RawTmux,
-) -> None:
-    listed = (await call(client, "list_windows"))["result"]
-    assert [(w["session_name"], w["window_index"], w["window_name"]) for w in listed] == [
-        ("dev", 0, "editor"),
-        ("dev", 1, "shell"),
-        ("ops", 0, "logs"),
-    ]
-    editor = listed[0]
-    assert (
-        editor["window_layout"]
-        == tmux("display-message", "-p", "-t", dev["editor"], "#{window_layout}").strip()
-    )
-    assert (editor["window_active"], editor["window_width"], editor["window_height"]) == (
-        True,
-        80,
-        24,
-    )
-    assert await call(client, "get_window_info", window_id=dev["editor"]) == editor
-    assert await call(client, "get_window_info", session_name="dev") == editor
-    shell = await call(client, "get_window_info", window_index="1", session_id=dev["dev"])
-    assert shell["window_id"] == dev["shell"]
-    only = await call(client, "list_windows", session_name="ops", filters={"window_name": "logs"})
-    assert [w["window_id"] for w in only["result"]] == [dev["logs"]]
-    assert "3 windows" in await call_error(client, "get_window_info")
-    assert "no window @99" in await call_error(client, "get_window_info", window_id="@99")
 
 
 async def test_get_window_info_on_a_running_server_without_windows(
@@ -389,38 +330,6 @@ async def test_create_window_places_attaches_and_configures_the_window(
     ):
         assert needle in await call_error(client, "create_window", **args)
     assert state() == snapshot
-
-
-async def test_select_window_by_id_index_and_direction(
-    client: Client,  # type: ignore[type-arg]
-    dev: dict[str, str],
-    tmux: RawTmux,
-    state: State,
-) -> None:
-    def current() -> str:
-        return tmux("display-message", "-p", "-t", "dev", "#{window_name}").strip()
-
-    chosen = await call(client, "select_window", window_id=dev["shell"])
-    assert chosen["window_active"] is True and current() == "shell"
-    await call(client, "select_window", window_index="0", session_name="dev")
-    assert current() == "editor"
-    last = await call(client, "select_window", direction="last", session_name="dev")
-    assert last["window_name"] == "shell" == current()
-    assert (await call(client, "select_window", direction="next", session_name="dev"))[
-        "window_name"
-    ] == "editor"  # wraps around
-    assert (await call(client, "select_window", direction="previous", session_id=dev["dev"]))[
-        "window_name"
-    ] == "shell"
-    before = state()
-    assert "no next window" in await call_error(
-        client, "select_window", direction="next", session_name="ops"
-    )
-    assert "no last window" in await call_error(
-        client, "select_window", direction="last", session_name="ops"
-    )
-    assert "needs window_id" in await call_error(client, "select_window", session_name="dev")
-    assert state() == before
 
 
 async def test_split_window_on_real_tmux(
@@ -487,33 +396,6 @@ async def test_split_window_too_small_is_refused_by_tmux_and_changes_nothing(
     assert state() == before
 
 
-async def test_rename_window_resize_window_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    dev: dict[str, str],
-    tmux: RawTmux,
-    state: State,
-) -> None:
-    renamed = await call(client, "rename_window", new_name="vim", window_id=dev["editor"])
-    assert renamed["window_name"] == "vim"
-    assert names(tmux, "dev")[0] == ("0", "vim")
-    resized = await call(client, "resize_window", window_id=dev["logs"], width=100, height=30)
-    assert (resized["window_width"], resized["window_height"]) == (100, 30)
-    assert tmux(
-        "display-message", "-p", "-t", dev["logs"], "#{pane_width}x#{pane_height}"
-    ).strip() == ("100x30")
-    before = state()
-    assert "needs height or width" in await call_error(
-        client, "resize_window", window_id=dev["logs"]
-    )
-    assert "less than or equal to 10000" in await call_error(
-        client, "resize_window", window_id=dev["logs"], width=10001
-    )
-    assert "must not be empty" in await call_error(
-        client, "rename_window", new_name="", window_id=dev["logs"]
-    )
-    assert state() == before
-
-
 async def test_select_layout_on_real_tmux(
     client: Client,  # type: ignore[type-arg]
     dev: dict[str, str],
@@ -542,54 +424,6 @@ async def test_select_layout_on_real_tmux(
             client, "select_layout", layout=layout, window_id=dev["logs"]
         )
     assert state() == before
-
-
-async def test_move_window_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    dev: dict[str, str],
-    tmux: RawTmux,
-    state: State,
-) -> None:
-    moved = await call(client, "move_window", window_id=dev["editor"], destination_index="7")
-    assert (moved["window_index"], moved["session_name"]) == (7, "dev")
-    assert names(tmux, "dev") == [("1", "shell"), ("7", "editor")]
-    across = await call(client, "move_window", window_id=dev["shell"], destination_session="ops")
-    assert (across["session_name"], across["window_index"]) == ("ops", 1)
-    back = await call(
-        client,
-        "move_window",
-        window_id=dev["shell"],
-        destination_session=dev["dev"],
-        destination_index="3",
-    )
-    assert (back["session_id"], back["window_index"]) == (dev["dev"], 3)
-    before = state()
-    for args, needle in (
-        ({"window_id": dev["editor"], "destination_index": "3"}, "index 3 is taken"),
-        ({"window_id": dev["editor"]}, "already in session 'dev'"),
-        ({"window_id": dev["editor"], "destination_session": "nope"}, "no session 'nope'"),
-        ({"window_id": dev["editor"], "destination_index": "x"}, "not a window index"),
-    ):
-        assert needle in await call_error(client, "move_window", **args)
-    assert state() == before
-    # The last window moved away takes its session with it.
-    await call(client, "move_window", window_id=dev["logs"], destination_session="dev")
-    assert tmux("list-sessions", "-F", "#{session_name}").split() == ["dev"]
-
-
-async def test_kill_window_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    dev: dict[str, str],
-    tmux: RawTmux,
-    state: State,
-) -> None:
-    before = state()
-    assert "no window @404" in await call_error(client, "kill_window", window_id="@404")
-    assert "not a tmux window id" in await call_error(client, "kill_window", window_id="shell")
-    assert state() == before
-    said = await call(client, "kill_window", window_id=dev["shell"])
-    assert said["result"] == f"Window killed: {dev['shell']}"
-    assert names(tmux, "dev") == [("0", "editor")]
 
 
 # -- the real backend's side of the additions ------------------------------------------------

@@ -126,23 +126,6 @@ async def test_display_message_never_runs_a_shell_job(
     assert not marker.exists()
 
 
-async def test_find_pane_by_position_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    quiet_pane: str,
-) -> None:
-    corners = grid(tmux, quiet_pane)
-    for corner, pane in corners.items():
-        assert (await call(client, "find_pane_by_position", corner=corner))["pane_id"] == pane
-    tmux("resize-pane", "-Z", "-t", corners["bottom-left"])
-    for corner in corners:
-        found = await call(client, "find_pane_by_position", corner=corner, session_name="quiet")
-        assert found["pane_id"] == corners["bottom-left"]
-    tmux("new-window", "-d", "-t", "quiet:")
-    error = await call_error(client, "find_pane_by_position", corner="top-left")
-    assert "no target given and the server has 2 windows" in error
-
-
 # -- titles, clearing, sizes ----------------------------------------------------------------
 
 
@@ -156,17 +139,6 @@ async def test_set_pane_title_is_literal_on_real_tmux(
     info = await call(client, "set_pane_title", title=title, pane_id=quiet_pane)
     assert info["pane_title"] == title
     assert tmux("display-message", "-p", "-t", quiet_pane, "#{pane_title}").rstrip("\n") == title
-
-
-async def test_set_pane_title_refuses_control_characters(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    quiet_pane: str,
-) -> None:
-    before = world(tmux)
-    error = await call_error(client, "set_pane_title", title="a\nb", pane_id=quiet_pane)
-    assert "control characters" in error
-    assert world(tmux) == before
 
 
 async def test_clear_pane_on_real_tmux(
@@ -202,83 +174,7 @@ async def test_clear_pane_unknown_pane_changes_nothing(
     assert rows(backend, tmux_server, quiet_pane) == ["keep me"]
 
 
-async def test_resize_pane_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    quiet_pane: str,
-) -> None:
-    corners = grid(tmux, quiet_pane)
-    info = await call(client, "resize_pane", pane_id=quiet_pane, height=6, width=20)
-    assert (info["pane_height"], info["pane_width"]) == (6, 20)
-    zoomed = await call(client, "resize_pane", pane_id=corners["bottom-right"], zoom=True)
-    assert (zoomed["pane_width"], zoomed["pane_height"]) == (80, 24)
-    await call(client, "resize_pane", pane_id=corners["bottom-right"], zoom=True)
-    assert tmux("display-message", "-p", "-t", "@0", "#{window_zoomed_flag}").strip() == "1"
-    await call(client, "resize_pane", pane_id=corners["bottom-right"], zoom=False)
-    assert tmux("display-message", "-p", "-t", "@0", "#{window_zoomed_flag}").strip() == "0"
-    before = world(tmux)
-    for args in ({"height": 5, "zoom": True}, {"height": 0}, {}, {"pane_id": "%77", "width": 9}):
-        await call_error(client, "resize_pane", **{"pane_id": quiet_pane, **args})
-    assert world(tmux) == before
-
-
 # -- selection and swaps ---------------------------------------------------------------------
-
-
-async def test_select_pane_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    quiet_pane: str,
-) -> None:
-    corners = grid(tmux, quiet_pane)
-    moves = [
-        ({"direction": "right"}, "top-right"),
-        ({"direction": "down"}, "bottom-right"),
-        ({"direction": "down"}, "top-right"),  # wraps
-        ({"direction": "last"}, "bottom-right"),
-        ({"pane_id": corners["bottom-left"]}, "bottom-left"),
-        ({"direction": "next"}, "top-right"),  # index order: tl 0, bl 1, tr 2, br 3
-        ({"direction": "previous", "window_id": "@0"}, "bottom-left"),
-        ({"pane_id": corners["top-left"], "direction": "left"}, "top-right"),
-    ]
-    for args, expected in moves:
-        info = await call(client, "select_pane", **args)
-        assert (info["pane_id"], info["pane_active"]) == (corners[expected], True), args
-        assert active(tmux) == corners[expected]
-    before = world(tmux)
-    assert "needs pane_id or direction" in await call_error(client, "select_pane")
-    assert "no pane %9" in await call_error(client, "select_pane", pane_id="%9")
-    assert world(tmux) == before
-
-
-async def test_select_pane_last_without_one_is_an_error(
-    client: Client,  # type: ignore[type-arg]
-    quiet_pane: str,
-) -> None:
-    error = await call_error(client, "select_pane", direction="last")
-    assert "no last pane" in error
-
-
-async def test_swap_pane_on_real_tmux(
-    client: Client,  # type: ignore[type-arg]
-    tmux: RawTmux,
-    quiet_pane: str,
-) -> None:
-    corners = grid(tmux, quiet_pane)
-    place = "#{pane_left},#{pane_top}"
-    before = {p: tmux("display-message", "-p", "-t", p, place).strip() for p in corners.values()}
-    info = await call(
-        client, "swap_pane", source_pane_id=quiet_pane, target_pane_id=corners["bottom-right"]
-    )
-    assert f"{info['pane_left']},{info['pane_top']}" == before[corners["bottom-right"]]
-    moved = tmux("display-message", "-p", "-t", corners["bottom-right"], place).strip()
-    assert moved == before[quiet_pane]
-    unchanged = world(tmux)
-    error = await call_error(client, "swap_pane", source_pane_id="%0", target_pane_id="%0")
-    assert "with itself" in error
-    error = await call_error(client, "swap_pane", source_pane_id="%0", target_pane_id="%40")
-    assert "no pane %40" in error
-    assert world(tmux) == unchanged
 
 
 # -- paste_text ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ eras (``auto`` speaks 2026-07-28, ``legacy`` the 2025-11-25 handshake).
 
 Registering the 57 tools costs FastMCP about 0.15 s of schema generation, so
 each test process builds the every-tier server once and points it at the
-current test's fresh simulator through a :class:`BackendSlot`. A test that
+current test's fresh simulator through a :class:`~tests.backend_slot.BackendSlot`. A test that
 changes the server itself (adds tools, other settings) builds its own with
 ``private_server`` or ``create_server``.
 """
@@ -13,32 +13,15 @@ changes the server itself (adds tools, other settings) builds its own with
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, cast
+from typing import cast
 
 import pytest
 from fastmcp import Client, FastMCP
 
-from gridmux import Settings, create_server
+from gridmux import create_server
 from gridmux.backend import TmuxBackend
+from tests.backend_slot import EVERY_TIER, BackendSlot
 from tmuxsim import SimBackend
-
-EVERY_TIER = Settings(backend="sim", safety="destructive")
-
-
-class BackendSlot:
-    """Stands in for a backend and forwards every attribute to the current one.
-
-    Attributes are looked up at each call, so a test that replaces a method on
-    its simulator (a spy) is seen by the shared server too.
-    """
-
-    def __init__(self) -> None:
-        self.current: SimBackend | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self.current is None:
-            raise RuntimeError("the shared test server was used outside a test's backend")
-        return getattr(self.current, name)
 
 
 @pytest.fixture(scope="session")

@@ -185,3 +185,52 @@ def test_the_tier_policy_is_defined_and_imported_from_safety_only() -> None:
         if found:
             offenders[str(path.relative_to(ROOT))] = found
     assert offenders == {}
+
+
+def _project_imports_in(source: str, package: str) -> set[str]:
+    """``gridmux``/``tmuxsim`` modules ``source`` names, relative imports made absolute."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            parts = package.split(".")
+            found.add(".".join(parts[: len(parts) - node.level + 1] + [node.module or ""]))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {n.rstrip(".") for n in found if n.split(".")[0] in {"gridmux", "tmuxsim"}}
+
+
+def _project_imports(path: Path) -> set[str]:
+    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[:-1])
+    return _project_imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def test_the_backend_knows_nothing_above_it() -> None:
+    """backend/ (protocol, value types, real backend) imports only the error tree and itself."""
+    offenders = {
+        path.name: sorted(
+            name
+            for name in _project_imports(path)
+            if name != "gridmux.errors" and not name.startswith("gridmux.backend")
+        )
+        for path in (SRC / "backend").glob("*.py")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_tool_layer_never_reaches_up_to_the_wiring() -> None:
+    """tools/ never imports the CLI wiring, the transports or the extras built on the tools."""
+    above = {"gridmux.app", "gridmux.transport", "gridmux.resources", "gridmux.prompts"}
+    above |= {"gridmux.instructions", "gridmux.docgen", "gridmux.audit"}
+    offenders = {
+        path.name: sorted(_project_imports(path) & above) for path in (SRC / "tools").glob("*.py")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_project_import_reader_resolves_relative_imports() -> None:
+    """The two rules above see ``from ..x import y`` as well as absolute imports."""
+    source = "from .._never import x\nfrom . import _types\nimport gridmux.app\nimport os\n"
+    found = _project_imports_in(source, "gridmux.backend")
+    assert found == {"gridmux._never", "gridmux.backend", "gridmux.app"}

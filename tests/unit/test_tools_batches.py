@@ -1,32 +1,24 @@
 """The tool-call batches on the simulator: order, on_error, tier ceilings,
-refused rows, argument validation and the response size limit."""
+refused rows, argument validation and the response size limit.
+
+Only what needs the simulator is here (its fake shell, injected clock,
+pane writes, default socket, spies, known fidelity gaps); what holds on both
+backends is in tests/contract/test_batches.py."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import pytest
 from fastmcp import Client, FastMCP
 
-from gridmux import Settings, create_server
-from gridmux.backend import ServerRef
 from gridmux.safety import DESTROYS, SETS, Tier
 from gridmux.tools import batches
 from gridmux.tools._batch_models import ToolCallBatchResult, ToolCallOperationResult
-from tests.mcp_calls import call, call_error
-from tmuxsim import SimBackend
-
-REF = ServerRef()
-BATCHES = ("call_readonly_tools_batch", "call_mutating_tools_batch", "call_destructive_tools_batch")
+from tests.mcp_calls import call
 
 
 def op(tool_name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool": tool_name, "arguments": arguments}
-
-
-def sessions(backend: SimBackend) -> list[str]:
-    return [s.session_name for s in backend.list_sessions(REF)]
 
 
 def add_probes(server: FastMCP) -> list[str]:
@@ -52,118 +44,6 @@ async def batch(client: Client, name: str, *ops: dict[str, Any], **args: Any) ->
     return result
 
 
-# -- what a batch returns ------------------------------------------------------------------
-
-
-async def test_readonly_batch_returns_what_direct_calls_return(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    session = backend.new_session(REF, name="dev", width=80, height=24)
-    pane = session.active_pane_id
-    out = await batch(
-        client,
-        "call_readonly_tools_batch",
-        op("list_sessions"),
-        op("get_pane_info", pane_id=pane),
-        op("capture_pane", pane_id=pane),
-    )
-    assert (out["succeeded"], out["failed"], out["stopped_at"]) == (3, 0, None)
-    assert out["response_truncated"] is False and out["response_truncated_bytes"] == 0
-    rows = out["results"]
-    assert [(r["index"], r["tool"], r["success"], r["error"]) for r in rows] == [
-        (0, "list_sessions", True, None),
-        (1, "get_pane_info", True, None),
-        (2, "capture_pane", True, None),
-    ]
-    assert rows[0]["structured_content"] == await call(client, "list_sessions")
-    assert rows[1]["structured_content"] == await call(client, "get_pane_info", pane_id=pane)
-    direct = await client.call_tool("capture_pane", {"pane_id": pane})
-    assert rows[2]["content"] == [{"type": "text", "text": direct.content[0].text}]  # type: ignore[union-attr]
-    assert all(r["elapsed_seconds"] >= 0 for r in rows)
-    ToolCallBatchResult.model_validate(out)
-
-
-async def test_mutating_batch_runs_its_steps_in_order(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    out = await batch(
-        client,
-        "call_mutating_tools_batch",
-        op("create_session", session_name="one", x=60, y=10),
-        op("send_keys", keys="echo batched", session_name="one"),
-        op("create_session", session_name="two"),
-        op("list_sessions"),
-    )
-    assert out["succeeded"] == 4
-    assert sessions(backend) == ["one", "two"]
-    listed = out["results"][3]["structured_content"]["result"]
-    assert [s["session_name"] for s in listed] == ["one", "two"]
-    pane = out["results"][0]["structured_content"]["active_pane_id"]
-    assert any("echo batched" in row for row in backend.snapshot(REF, pane).rows)
-
-
-@pytest.mark.parametrize("on_error", ["stop", "continue"])
-async def test_on_error_stops_at_the_first_failure_or_carries_on(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    on_error: str,
-) -> None:
-    out = await batch(
-        client,
-        "call_mutating_tools_batch",
-        op("create_session", session_name="before"),
-        op("get_pane_info", pane_id="%99"),
-        op("create_session", session_name="after"),
-        on_error=on_error,
-    )
-    failed = out["results"][1]
-    assert failed["success"] is False
-    assert "%99" in failed["error"] and "Hint:" in failed["error"]
-    assert failed["content"] == [] and failed["structured_content"] is None
-    if on_error == "stop":
-        assert (len(out["results"]), out["stopped_at"], out["failed"]) == (2, 1, 1)
-        assert sessions(backend) == ["before"]
-    else:
-        assert (len(out["results"]), out["stopped_at"], out["failed"]) == (3, None, 1)
-        assert out["results"][2]["success"] is True
-        assert sorted(sessions(backend)) == ["after", "before"]
-
-
-async def test_stop_is_the_default(client: Client, backend: SimBackend) -> None:  # type: ignore[type-arg]
-    out = await batch(
-        client,
-        "call_mutating_tools_batch",
-        op("no_such_tool"),
-        op("create_session", session_name="never"),
-    )
-    assert out["stopped_at"] == 0 and len(out["results"]) == 1
-    assert sessions(backend) == []
-
-
-# -- rows a batch refuses --------------------------------------------------------------------
-
-
-async def test_a_readonly_batch_refuses_a_mutating_tool(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    out = await batch(
-        client,
-        "call_readonly_tools_batch",
-        op("create_session", session_name="no"),
-        op("list_sessions"),
-        on_error="continue",
-    )
-    refused = out["results"][0]
-    assert refused["success"] is False
-    assert "create_session is a mutating tool" in refused["error"]
-    assert "call_mutating_tools_batch" in refused["error"]
-    assert out["results"][1]["success"] is True
-    assert sessions(backend) == []
-
-
 async def test_each_batch_runs_its_own_tier_and_below_only(private_server: FastMCP) -> None:
     ran = add_probes(private_server)
     async with Client(private_server) as client:
@@ -184,161 +64,6 @@ async def test_each_batch_runs_its_own_tier_and_below_only(private_server: FastM
         )
         assert destructive["succeeded"] == 2
         assert ran == ["probe_mutating", "probe_destructive", "probe_mutating"]
-
-
-async def test_a_batch_never_exceeds_the_server_tier(backend: SimBackend) -> None:
-    server = create_server(backend, Settings(backend="sim", safety="readonly"))
-    async with Client(server) as client:
-        out = await batch(client, "call_readonly_tools_batch", op("create_session"))
-        assert "call_mutating_tools_batch" not in {t.name for t in await client.list_tools()}
-    error = out["results"][0]["error"]
-    assert "safety tier readonly" in error and "--safety mutating" in error
-    assert sessions(backend) == []
-
-
-@pytest.mark.parametrize(
-    "name", ["run_command", "wait_for_text", "wait_for_content_change", "wait_for_channel"]
-)
-async def test_tools_bounded_by_their_own_timeout_are_refused(
-    client: Client,  # type: ignore[type-arg]
-    name: str,
-) -> None:
-    out = await batch(
-        client, "call_destructive_tools_batch", op(name), op("list_sessions"), on_error="continue"
-    )
-    assert out["results"][0]["success"] is False
-    assert "cannot run inside a batch" in out["results"][0]["error"]
-    assert f"call {name} directly" in out["results"][0]["error"]
-    assert out["results"][1]["success"] is True
-
-
-@pytest.mark.parametrize("outer", BATCHES)
-@pytest.mark.parametrize("inner", BATCHES)
-async def test_batches_do_not_nest(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    outer: str,
-    inner: str,
-) -> None:
-    out = await batch(client, outer, op(inner, operations=[op("create_session")]))
-    assert out["failed"] == 1
-    assert "batches do not nest" in out["results"][0]["error"]
-    assert sessions(backend) == []
-
-
-async def test_an_unknown_tool_fails_its_row_with_suggestions(client: Client) -> None:  # type: ignore[type-arg]
-    out = await batch(client, "call_readonly_tools_batch", op("list_sesions"))
-    error = out["results"][0]["error"]
-    assert error.startswith("unknown tool 'list_sesions'")
-    assert "list_sessions" in error
-
-
-async def test_invalid_nested_arguments_fail_the_row_without_echoing_them(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    out = await batch(
-        client,
-        "call_mutating_tools_batch",
-        op("create_session", session_name="ok", x=-5),
-        op("send_keys", pane_id="%0", password="hunter2-secret"),
-        on_error="continue",
-    )
-    first, second = (r["error"] for r in out["results"])
-    assert "invalid arguments" in first and "x:" in first
-    assert "keys: Missing required argument" in second and "password" in second
-    assert "hunter2-secret" not in json.dumps(out)
-    assert sessions(backend) == []
-
-
-# -- the batch's own arguments -------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("arguments", "needle"),
-    [
-        ({"operations": []}, "at least 1 item"),
-        ({"operations": [op("list_sessions")] * 1001}, "at most 1000 items"),
-        (
-            {"operations": [{"tool": "create_session", "arguments": {}, "extra": 1}]},
-            "operations.0.extra",
-        ),
-        ({"operations": [{"arguments": {}}]}, "operations.0.tool"),
-        ({"operations": [{"tool": "", "arguments": {}}]}, "operations.0.tool"),
-        ({"operations": [op("create_session")], "on_error": "ignore"}, "'stop' or 'continue'"),
-        ({"operations": [op("create_session")], "timeout": 5}, "timeout"),
-        ({"operations": "create_session"}, "valid list"),
-    ],
-    ids=[
-        "empty",
-        "too-many",
-        "extra-key",
-        "no-tool",
-        "empty-tool",
-        "bad-on-error",
-        "extra-arg",
-        "str",
-    ],
-)
-async def test_a_malformed_batch_is_refused_whole_and_runs_nothing(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    arguments: dict[str, Any],
-    needle: str,
-) -> None:
-    error = await call_error(client, "call_mutating_tools_batch", **arguments)
-    assert needle in error
-    assert sessions(backend) == []
-
-
-async def test_batch_tools_declare_their_tiers_and_limits(client: Client) -> None:  # type: ignore[type-arg]
-    tools = {t.name: t.model_dump(by_alias=True) for t in await client.list_tools()}
-    for name in BATCHES:
-        schema = tools[name]["inputSchema"]
-        assert schema["required"] == ["operations"]
-        ops = schema["properties"]["operations"]
-        assert (ops["minItems"], ops["maxItems"]) == (1, 1000)
-        assert ops["items"]["additionalProperties"] is False
-        assert schema["properties"]["on_error"]["enum"] == ["stop", "continue"]
-        assert tools[name]["outputSchema"]["type"] == "object"
-    hints = {n: tools[n]["annotations"] for n in BATCHES}
-    assert hints["call_readonly_tools_batch"] == {
-        "title": None,
-        "readOnlyHint": True,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": False,
-    }
-    for name in ("call_mutating_tools_batch", "call_destructive_tools_batch"):
-        assert hints[name]["readOnlyHint"] is False
-        assert hints[name]["destructiveHint"] is True
-        assert hints[name]["idempotentHint"] is False
-        assert hints[name]["openWorldHint"] is True
-
-
-# -- the response size limit ----------------------------------------------------------------
-
-
-async def test_a_response_over_the_limit_elides_the_oldest_payloads(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    session = backend.new_session(REF, name="big", width=80, height=24)
-    pane = session.active_pane_id
-    backend.send_keys(REF, pane or "", "echo " + "x" * 70, enter=True)
-    monkeypatch.setattr(batches, "RESPONSE_LIMIT_BYTES", 4000)
-    out = await batch(client, "call_readonly_tools_batch", *[op("snapshot_pane", pane_id=pane)] * 6)
-    assert out["response_truncated"] is True
-    assert out["response_truncated_bytes"] > 0
-    assert len(json.dumps(out, separators=(",", ":")).encode()) <= 4000
-    rows = out["results"]
-    assert rows[0]["structured_content"] is None
-    assert "elided" in rows[0]["content"][0]["text"]
-    assert rows[-1]["structured_content"]["pane_id"] == pane
-    assert all(r["success"] for r in rows)
-    elided = [r["index"] for r in rows if r["structured_content"] is None]
-    assert elided == list(range(len(elided)))  # oldest first, no gaps
 
 
 def _row(index: int, text: str) -> ToolCallOperationResult:

@@ -1,4 +1,8 @@
-"""run_command and send_keys_batch through the MCP client, on the simulator."""
+"""run_command and send_keys_batch through the MCP client, on the simulator.
+
+Only what needs the simulator is here (its fake shell, injected clock,
+pane writes, default socket, spies, known fidelity gaps); what holds on both
+backends is in tests/contract/test_commands.py."""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxFailure
 from gridmux.tools._command_line import echo_end, joined_lines, squash, typed_line
 from tests.mcp_calls import call, call_error
@@ -45,62 +48,6 @@ async def run(client: Client, pane_id: str, command: str, **args: Any) -> dict[s
     return result
 
 
-# -- run_command: completion, status and output -------------------------------------------
-
-
-async def test_exit_status_zero_and_the_commands_own_output(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out = await run(client, pane, "echo hello; echo world")
-    assert out["exit_status"] == 0
-    assert out["output"] == ["hello", "world"]
-    assert (out["timed_out"], out["still_running"], out["lines_missed"]) == (False, False, False)
-    assert out["pane_id"] == pane
-    assert out["effective_timeout"] == 30.0
-
-
-@pytest.mark.parametrize(("command", "status"), [("false", 1), ("nosuch", 127), ("&& x", 2)])
-async def test_non_zero_exit_status(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    command: str,
-    status: int,
-) -> None:
-    pane = new_pane(backend, width=80)
-    out = await run(client, pane, command)
-    assert out["exit_status"] == status
-    assert out["timed_out"] is False
-
-
-async def test_output_longer_than_the_screen_is_returned_exactly(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend, height=10)
-    await run(client, pane, "seq 1 20")  # the cursor is no longer young
-    out = await run(client, pane, "seq 1 500")
-    assert out["output"] == [str(i) for i in range(1, 501)]
-    assert out["lines_missed"] is False
-    assert out["output_truncated"] is False
-
-
-async def test_output_beyond_the_history_limit_is_reported_missed(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    backend.new_session(REF, name="scratch")
-    backend.set_option(REF, "history-limit", "50", scope="session", global_=True)
-    pane = new_pane(backend, height=10)
-    out = await run(client, pane, "seq 1 500")
-    assert out["exit_status"] == 0
-    assert out["lines_missed"] is True  # the echoed line and the first rows were trimmed
-    kept = out["output"]
-    assert kept == [str(i) for i in range(501 - len(kept), 501)]  # every row still retained
-    assert 10 < len(kept) < 70
-
-
 async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for_them(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,
@@ -121,16 +68,6 @@ async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for
     assert out["output"][0] != "r150"  # seq's last retained rows come first
 
 
-async def test_first_command_in_a_fresh_pane_is_exact(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend, height=5)
-    out = await run(client, pane, "seq 1 50")
-    assert out["output"] == [str(i) for i in range(1, 51)]
-    assert out["lines_missed"] is False
-
-
 async def test_a_long_command_line_wraps_and_is_not_in_the_output(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,
@@ -140,17 +77,6 @@ async def test_a_long_command_line_wraps_and_is_not_in_the_output(
     out = await run(client, pane, f"echo {word}; echo done")
     assert out["output"] == [word, "done"]  # the 75-cell line is joined back
     assert any("gridmux-status" in row for row in grid(backend, pane))  # it was echoed
-
-
-async def test_output_without_a_final_newline_and_a_prompt_after_it(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    first = await run(client, pane, "printf abc")
-    assert first["output"] == ["abc"]
-    second = await run(client, pane, "echo next")  # typed after 'abc$ '
-    assert second["output"] == ["next"]
 
 
 async def test_runs_in_the_shell_itself_and_cleans_up(
@@ -163,26 +89,6 @@ async def test_runs_in_the_shell_itself_and_cleans_up(
     assert out["output"] == ["/tmp", "kept"]
     assert pane_options(backend, pane) == {}  # the status option is removed
     assert grid(backend, pane)[-1] == "$"  # the shell is back at its prompt
-
-
-async def test_quotes_and_comments_in_the_command(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend, width=80)
-    out = await run(client, pane, 'echo "it\'s" \'a "b"\' # not the rest; false')
-    assert out["output"] == ['it\'s a "b"']
-    assert out["exit_status"] == 0
-
-
-async def test_max_lines_keeps_the_newest_lines(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out = await run(client, pane, "seq 1 30", max_lines=5)
-    assert out["output"] == ["26", "27", "28", "29", "30"]
-    assert (out["output_truncated"], out["output_truncated_lines"]) == (True, 25)
 
 
 async def test_suppress_history_prefixes_a_space(
@@ -219,26 +125,6 @@ async def test_timeout_is_a_result_and_leaves_the_pane_usable(
     assert pane_options(backend, pane) == {}
     again = await run(client, pane, "echo again")
     assert (again["exit_status"], again["output"]) == (0, ["again"])
-
-
-async def test_command_finishing_within_the_timeout_while_the_clock_runs(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out = await run(client, pane, "sleep 3; echo slept", timeout=10)
-    assert (out["exit_status"], out["output"], out["timed_out"]) == (0, ["slept"], False)
-
-
-async def test_a_shell_that_exits_is_an_error(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=pane)
-    error = await call_error(client, "run_command", command="exit 3", pane_id=pane)
-    assert "exited while running the command (status 3)" in error
-    assert "respawn_pane" in error
 
 
 # -- run_command: bad input changes nothing ----------------------------------------------------
@@ -303,18 +189,6 @@ async def test_panes_that_are_not_at_a_shell_prompt_are_refused(
     assert "has exited" in await call_error(client, "run_command", command="true", pane_id=pane)
 
 
-# -- the echo finder ---------------------------------------------------------------------------
-
-
-def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
-    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
-    text = "$ " + line.text
-    rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
-    assert echo_end(rows, line.needle) == len(rows) - 3
-    assert echo_end(["1", "2"], line.needle) is None
-    assert squash(" a b\tc ") == "abc"
-
-
 def _rows_and_joined(backend: SimBackend, text: bytes) -> tuple[Any, tuple[str, ...]]:
     pane = new_pane(backend, width=10, height=6)
     backend.server(REF).pane(pane).write(text)
@@ -340,15 +214,6 @@ def test_joined_lines_refuse_a_blank_wrapped_row_at_the_start(backend: SimBacken
     snap, joined = _rows_and_joined(backend, b"$ cmd\r\n" + b" " * 10 + b"xy\r\n$ ")
     assert snap.rows[:4] == ("$ $ cmd", "", "xy", "$")
     assert joined_lines(snap, joined, 1, 2) is None
-
-
-def test_typed_line_quotes_the_command() -> None:
-    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
-    assert line.text.startswith(
-        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
-    )
-    assert line.status_option == "@gridmux-status-t"
-    assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
 
 
 # -- send_keys_batch ---------------------------------------------------------------------------
@@ -486,36 +351,32 @@ async def test_batch_refuses_a_dead_pane(
     assert grid(backend, live) == before
 
 
-# -- registration ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("command", "status"), [("false", 1), ("nosuch", 127), ("&& x", 2)])
+async def test_non_zero_exit_status(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+    command: str,
+    status: int,
+) -> None:
+    pane = new_pane(backend, width=80)
+    out = await run(client, pane, command)
+    assert out["exit_status"] == status
+    assert out["timed_out"] is False
 
 
-async def test_tiers_annotations_and_schemas(client: Client) -> None:  # type: ignore[type-arg]
-    tools = {t.name: t for t in await client.list_tools()}
-    for name in ("run_command", "send_keys_batch"):
-        hints = tools[name].annotations
-        assert hints is not None
-        assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
-            False,
-            True,
-            True,
-        )
-    props = tools["run_command"].input_schema["properties"]
-    assert list(props)[-2:] == ["socket_name", "socket_path"]
-    assert "context" not in props
-    assert props["suppress_history"]["default"] is True
-    assert props["timeout"]["default"] == 30.0
-    assert list(tools["send_keys_batch"].input_schema["properties"]) == [
-        "operations",
-        "on_error",
-        "timeout",
-        "socket_name",
-        "socket_path",
-    ]
+def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
+    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
+    text = "$ " + line.text
+    rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
+    assert echo_end(rows, line.needle) == len(rows) - 3
+    assert echo_end(["1", "2"], line.needle) is None
+    assert squash(" a b\tc ") == "abc"
 
 
-async def test_hidden_from_a_readonly_server(backend: SimBackend) -> None:
-    server = create_server(backend, Settings(backend="sim", safety="readonly"))
-    async with Client(server) as readonly:
-        names = {t.name for t in await readonly.list_tools()}
-    assert "run_command" not in names
-    assert "send_keys_batch" not in names
+def test_typed_line_quotes_the_command() -> None:
+    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
+    assert line.text.startswith(
+        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
+    )
+    assert line.status_option == "@gridmux-status-t"
+    assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")

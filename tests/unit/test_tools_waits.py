@@ -4,6 +4,11 @@ A wait reports progress as soon as it has taken its baseline; the tests act
 on the pane only after that first notification, so what counts as "new" is
 decided by the order of events, never by timing. Timeouts the tests expect
 are kept short (the waits poll in real time).
+
+
+Only what needs the simulator is here (its fake shell, injected clock,
+pane writes, default socket, spies, known fidelity gaps); what holds on both
+backends is in tests/contract/test_waits.py.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from gridmux.backend import ServerRef
-from tests.mcp_calls import call, call_error
+from tests.mcp_calls import call_error
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -28,11 +33,6 @@ def new_pane(backend: SimBackend, name: str = "work", *, height: int = 10) -> st
     session = backend.new_session(REF, name=name, width=60, height=height)
     assert session.active_pane_id is not None
     return session.active_pane_id
-
-
-def typed(backend: SimBackend, pane_id: str, line: str) -> Callable[[], None]:
-    """An action: type ``line`` and Enter into the pane (through the locked backend)."""
-    return lambda: backend.send_keys(REF, pane_id, line, literal=True, enter=True)
 
 
 def grid(backend: SimBackend, pane_id: str) -> list[str]:
@@ -78,134 +78,6 @@ def _targeted(pane: str, args: dict[str, Any]) -> dict[str, Any]:
     return dict(args) if own else {"pane_id": pane, **args}
 
 
-# -- wait_for_text ------------------------------------------------------------------------------
-
-
-async def test_matches_new_output(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, progress = await wait(
-        client,
-        "wait_for_text",
-        typed(backend, pane, "echo server is ready"),
-        patterns=["nothing", "^SERVER IS READY$"],
-        regex=True,
-        pane_id=pane,
-        timeout=5,
-    )
-    assert (out["found"], out["outcome"], out["timed_out"]) == (True, "matched", False)
-    assert (out["matched_index"], out["matched_pattern"]) == (1, "^SERVER IS READY$")
-    assert out["matched_lines"] == ["server is ready"]
-    assert out["saw_new_output"] is True
-    assert out["matched_at_entry"] is False
-    assert out["pane_id"] == pane
-    assert out["effective_timeout"] == 5
-    assert progress[0][1] == 5 and pane in (progress[0][2] or "")
-
-
-async def test_output_that_scrolled_past_the_screen_still_matches(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend, height=5)
-    out, _ = await wait(
-        client,
-        "wait_for_text",
-        typed(backend, pane, "echo MARK; seq 1 40"),
-        patterns=["^mark$"],
-        regex=True,
-        pane_id=pane,
-        timeout=5,
-    )
-    assert out["outcome"] == "matched"
-    assert out["matched_lines"] == ["MARK"]
-    assert "MARK" not in backend.snapshot(REF, pane).rows  # off the screen by then
-    assert out["tail"][-1] == "$"
-    assert len(out["tail"]) == 20
-
-
-async def test_text_from_before_the_call_never_matches(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    backend.send_keys(REF, pane, "echo READY", literal=True, enter=True)
-    out, _ = await wait(client, "wait_for_text", patterns=["ready"], pane_id=pane, timeout=SHORT)
-    assert (out["found"], out["outcome"], out["timed_out"]) == (False, "timeout", True)
-    assert out["matched_at_entry"] is True
-    assert out["saw_new_output"] is False
-    assert out["matched_index"] is None
-    assert out["elapsed_seconds"] >= SHORT
-
-
-async def test_a_stop_pattern_ends_the_wait_and_says_which(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(
-        client,
-        "wait_for_text",
-        typed(backend, pane, "printf 'build FAILED\\n'"),
-        patterns=["build ok"],
-        stop=["error", "^build failed"],
-        regex=True,
-        pane_id=pane,
-        timeout=5,
-    )
-    assert (out["found"], out["outcome"], out["timed_out"]) == (False, "stopped", False)
-    assert (out["matched_index"], out["matched_pattern"]) == (1, "^build failed")
-    assert out["matched_lines"] == ["build FAILED"]
-
-
-async def test_any_output_without_patterns(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(client, "wait_for_text", typed(backend, pane, "true"), pane_id=pane)
-    assert (out["found"], out["outcome"]) == (True, "any_output")
-    assert out["matched_lines"] == ["$ true", "$"]
-
-
-async def test_match_case(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(
-        client,
-        "wait_for_text",
-        typed(backend, pane, "echo Ready"),
-        patterns=["ready"],
-        match_case=True,
-        pane_id=pane,
-        timeout=SHORT,
-    )
-    assert (out["found"], out["outcome"]) == (False, "timeout")
-    assert out["saw_new_output"] is True
-    assert "Ready" in out["tail"]
-
-
-async def test_literal_patterns_are_not_regular_expressions(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(
-        client,
-        "wait_for_text",
-        typed(backend, pane, "echo 'file[1] (x)'"),
-        patterns=["file[1] (x)"],
-        pane_id=pane,
-        timeout=5,
-    )
-    assert out["outcome"] == "matched"
-    assert out["matched_lines"][-1] == "file[1] (x)"
-
-
 async def test_timeout_on_the_alternate_screen(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,
@@ -218,18 +90,6 @@ async def test_timeout_on_the_alternate_screen(
         True,
         True,
     )
-
-
-async def test_a_pane_that_dies_during_the_wait_is_an_error(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=pane)
-    out, _ = await wait(
-        client, "wait_for_text", typed(backend, pane, "exit 4"), patterns=["x"], pane_id=pane
-    )
-    assert "has exited" in out["error"]
 
 
 @pytest.mark.parametrize(
@@ -259,120 +119,3 @@ async def test_bad_input_is_refused(
     error = await call_error(client, "wait_for_text", **_targeted(pane, args))
     assert expected in error
     assert grid(backend, pane) == before
-
-
-# -- wait_for_content_change ----------------------------------------------------------------------
-
-
-async def test_content_change_sees_new_output(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, progress = await wait(
-        client, "wait_for_content_change", typed(backend, pane, "echo hi"), pane_id=pane
-    )
-    assert (out["changed"], out["timed_out"], out["pane_id"]) == (True, False, pane)
-    assert progress
-
-
-async def test_content_change_sees_typing_without_enter(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(
-        client,
-        "wait_for_content_change",
-        lambda: backend.send_keys(REF, pane, "x", literal=True),
-        pane_id=pane,
-    )
-    assert out["changed"] is True
-
-
-async def test_content_change_times_out_as_a_result(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    out, _ = await wait(client, "wait_for_content_change", pane_id=pane, timeout=SHORT)
-    assert (out["changed"], out["timed_out"]) == (False, True)
-    assert out["elapsed_seconds"] >= SHORT
-
-
-async def test_content_change_on_a_dead_pane_is_an_error(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    backend.set_option(REF, "remain-on-exit", "on", scope="window", target=pane)
-    backend.send_keys(REF, pane, "exit", literal=True, enter=True)
-    error = await call_error(client, "wait_for_content_change", pane_id=pane)
-    assert "has exited" in error
-
-
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        ({"timeout": -1}, "timeout"),
-        ({"interval": 0}, "interval"),
-        ({"pane_id": "%42"}, "no pane %42"),
-        ({"session_name": "nope"}, "no session"),
-    ],
-)
-async def test_content_change_bad_input(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-    args: dict[str, Any],
-    expected: str,
-) -> None:
-    pane = new_pane(backend)
-    error = await call_error(client, "wait_for_content_change", **_targeted(pane, args))
-    assert expected in error
-
-
-# -- registration ----------------------------------------------------------------------------------
-
-
-async def test_readonly_annotations_and_no_context_in_the_schema(
-    client: Client,  # type: ignore[type-arg]
-) -> None:
-    tools = {t.name: t for t in await client.list_tools()}
-    for name in ("wait_for_text", "wait_for_content_change"):
-        hints = tools[name].annotations
-        assert hints is not None and hints.read_only_hint is True
-        props = tools[name].input_schema["properties"]
-        assert "context" not in props and "ctx" not in props
-        assert list(props)[-2:] == ["socket_name", "socket_path"]
-        assert props["timeout"]["default"] == 8.0
-        assert props["interval"]["default"] == 0.05
-
-
-async def test_waits_do_not_block_other_calls(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    pane = new_pane(backend)
-    baseline = anyio.Event()
-    result: dict[str, Any] = {}
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        baseline.set()
-
-    async def waiter() -> None:
-        answer = await client.call_tool(
-            "wait_for_content_change",
-            {"pane_id": pane, "timeout": 30},
-            progress_handler=on_progress,
-        )
-        assert answer.structured_content is not None
-        result.update(answer.structured_content)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(waiter)
-        await baseline.wait()
-        panes = await call(client, "list_panes")  # answered while the wait is still polling
-        assert result == {}
-        assert [p["pane_id"] for p in panes["result"]] == [pane]
-        backend.send_keys(REF, pane, "x", literal=True)
-    assert result["changed"] is True
