@@ -38,7 +38,7 @@ from fastmcp import Client, FastMCP
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
-from gridmux.backend._libtmux import LibtmuxBackend
+from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.backend_slot import EVERY_TIER, BackendSlot
 from tests.integration.conftest import (
     config_file,
@@ -144,7 +144,7 @@ def _tmux_side(request: pytest.FixtureRequest) -> Iterator[Side]:
     monkeypatch.setenv("SHELL", "/bin/sh")
     binary: str = request.getfixturevalue("tmux_bin")
     ref: ServerRef = request.getfixturevalue("tmux_server")
-    real = LibtmuxBackend(binary, command_timeout=10.0, control_mode=control_mode())
+    real = TmuxCommandBackend(binary, command_timeout=10.0, control_mode=control_mode())
     try:
         yield Side("tmux", real, ref)
     finally:
