@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from gridmux.backend import GridmuxError, ServerRef
+from gridmux.backend import GridmuxError, ServerRef, TmuxBackend
 from gridmux.backend._command_backend import TmuxCommandBackend
 from tests.integration.pane_driver import DriverListener, PaneDriver
 from tmuxsim import IdleProgram, ManualClock, PaneIO, Program, SimPane, SimServer, TmuxVersion
@@ -93,11 +93,7 @@ def sim_tmux(pane: SimPane, *args: str) -> tuple[int, str]:
 
 
 def driven_pane(
-    backend: TmuxCommandBackend,
-    server: ServerRef,
-    listener: DriverListener,
-    width: int,
-    height: int,
+    backend: TmuxBackend, server: ServerRef, listener: DriverListener, width: int, height: int
 ) -> tuple[str, PaneDriver]:
     session = backend.new_session(server, width=width, height=height, command=listener.command)
     assert session.active_pane_id is not None
