@@ -17,6 +17,7 @@ Inspector (``tools/inspector``); ``./run tests`` installs tmux and npm.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -37,11 +38,18 @@ nox.options.reuse_venv = "yes"
 
 PYTHON = "3.11"
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
-TMUX_VERSIONS = list(provision_tmux.KNOWN_VERSIONS)
 #: Releases whose integration cell also runs with control mode off (docs/matrix.md):
-#: the oldest, the one Debian stable ships, the first to escape format output, the
-#: newest. ``GRIDMUX_CONTROL_OFF="3.4 3.6b"`` (or ``all``) names others.
-CONTROL_OFF_VERSIONS = os.environ.get("GRIDMUX_CONTROL_OFF", "3.2a 3.3a 3.5a 3.8").split()
+#: the oldest and the newest, which bound the range. ``GRIDMUX_CONTROL_OFF="3.4 3.6b"``
+#: (or ``all``) names others.
+CONTROL_OFF_VERSIONS = os.environ.get("GRIDMUX_CONTROL_OFF", "3.2a 3.8").split()
+#: ``GRIDMUX_TMUX_LANE="3.2a 3.4"``: only these releases' tmux cells exist in this nox
+#: run, so ``./run tests`` can run the tmux matrix as two lanes side by side.
+LANE = os.environ.get("GRIDMUX_TMUX_LANE", "").split()
+#: The tmux sessions run in the interpreter that runs nox (./run's .venv, which holds
+#: the project with its test extra): one environment for every cell instead of a new
+#: virtualenv and install per cell (about a minute each).
+HERE = Path(sys.executable).parent
+TMUX_VERSIONS = [v for v in provision_tmux.KNOWN_VERSIONS if not LANE or v in LANE]
 TOX = "tox>=4.30"
 INSPECTOR = ROOT / "tools" / "inspector"
 FIDELITY = ROOT / ".cache" / "fidelity"
@@ -129,8 +137,9 @@ def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
             session.error(f"tmux {version} is required (GRIDMUX_TMUX_REQUIRED) but: {exc}")
         session.skip(f"tmux {version} could not be obtained: {exc}")
     session.log(f"tmux {version}: {found.bin_dir} ({found.source})")
-    path = os.pathsep.join([session.bin, str(found.bin_dir), os.environ.get("PATH", "")])
+    path = os.pathsep.join([str(HERE), str(found.bin_dir), os.environ.get("PATH", "")])
     env = {"PATH": path, "GRIDMUX_TMUX_VERSION": version}
+    session.run(str(HERE / "python"), "-c", "import gridmux, libtmux, pytest", external=True)
     session.run(str(found.bin_dir / "tmux"), "-V", env=env, external=True)
     return env
 
@@ -143,7 +152,7 @@ def _integration_cells() -> list[nox.param]:
     ]
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 @nox.parametrize(("tmux", "control"), _integration_cells())
 def integration(session: nox.Session, tmux: str, control: str) -> None:
     """The same contracts on real tmux ``tmux`` (private sockets, isolated HOME).
@@ -153,10 +162,13 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     suite (``tests/contract``) runs its real-tmux side here.
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
-    install(session, "test")
     install_inspector(session)
     session.run(
+        str(HERE / "python"),
+        "-m",
         "pytest",
+        "-p",
+        "no:cacheprovider",
         "tests/integration",
         "tests/contract",
         "-m",
@@ -169,7 +181,7 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 @nox.parametrize("tmux", TMUX_VERSIONS)
 def fidelity(session: nox.Session, tmux: str) -> None:
     """Simulator against real tmux ``tmux``: GRIDMUX_FIDELITY_SCRIPTS scripts (default 500).
@@ -178,12 +190,13 @@ def fidelity(session: nox.Session, tmux: str) -> None:
     measured so far (kept in .cache/fidelity/), this one last.
     """
     env = use_tmux(session, tmux)
-    install(session, "test")
     scripts = os.environ.get("GRIDMUX_FIDELITY_SCRIPTS", "500")
     FIDELITY.mkdir(parents=True, exist_ok=True)
     junit = FIDELITY / f"{tmux}.xml"
     junit.unlink(missing_ok=True)
     session.run(
+        str(HERE / "python"),
+        "-m",
         "pytest",
         "tests/integration/test_differential.py",
         "-q",
@@ -244,12 +257,17 @@ def install_inspector(session: nox.Session) -> None:
     )
     want = hashlib.sha256(pins).hexdigest()
     stamp = INSPECTOR / "node_modules" / ".gridmux-pins"
-    ready = (INSPECTOR / "node_modules" / ".bin" / "mcp-inspector").exists()
-    if ready and stamp.exists() and stamp.read_text() == want:
-        return
-    with session.chdir(INSPECTOR):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-    stamp.write_text(want)
+    lock = ROOT / ".cache" / "inspector.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    # Two tmux lanes may get here at once on a fresh clone: one installs, one waits.
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        ready = (INSPECTOR / "node_modules" / ".bin" / "mcp-inspector").exists()
+        if ready and stamp.exists() and stamp.read_text() == want:
+            return
+        with session.chdir(INSPECTOR):
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        stamp.write_text(want)
 
 
 #: The predecessor the benchmark runs beside gridmux, pinned (its PyPI releases are alphas).
