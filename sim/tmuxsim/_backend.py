@@ -187,6 +187,9 @@ class SimBackend:
     def pane_state(self, server: ServerRef, pane_id: str) -> PaneState:
         return pane_state_value(self.server(server).pane(pane_id))
 
+    def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
+        return self.pane_state(server, pane_id)  # the simulated server reaps at once
+
     def snapshot(
         self,
         server: ServerRef,

@@ -13,6 +13,7 @@ from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools import batches
 from gridmux.tools._batch_models import ToolCallBatchResult
+from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
 BATCHES = ("call_readonly_tools_batch", "call_mutating_tools_batch", "call_destructive_tools_batch")
@@ -41,6 +42,8 @@ async def test_readonly_batch_returns_what_direct_calls_return(
 ) -> None:
     session = backend.new_session(ref, name="dev", width=80, height=24)
     pane = session.active_pane_id
+    assert pane is not None
+    wait_for_prompt(backend, ref, pane)  # a still pane: both reads see the same screen
     out = await batch(
         client,
         "call_readonly_tools_batch",

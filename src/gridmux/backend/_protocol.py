@@ -71,6 +71,16 @@ class TmuxBackend(Protocol):
         """The pane's grid state. A pane that no longer exists raises NotFound."""
         ...
 
+    def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
+        """The state of a pane whose program exited, once tmux knows the exit status.
+
+        tmux marks a pane dead when its terminal closes and records the status
+        when it reaps the child; 3.3a sometimes misses the SIGCHLD until another
+        child of the server exits. Waits up to ``grace`` seconds for the status
+        (making tmux reap meanwhile), then returns the state as it is.
+        """
+        ...
+
     def snapshot(
         self,
         server: ServerRef,

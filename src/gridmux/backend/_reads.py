@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import time
 from collections.abc import Sequence
 
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
@@ -188,6 +189,16 @@ class ReadOperations(UsesRunner):
         what = f"read the state of pane {check_id('pane', pane_id)}"
         out = self._run(server, [state_command(pane_id)], what)
         return parse_state_line(what, pane_id, out.partition(b"\n")[0])
+
+    def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
+        state = self.pane_state(server, pane_id)
+        deadline = time.monotonic() + grace
+        while state.dead and state.dead_status is None and time.monotonic() < deadline:
+            # A child of the server that exits at once: on its SIGCHLD tmux reaps
+            # every exited child, the pane's shell among them.
+            self._run(server, [["run-shell", "true"]], f"make tmux reap pane {pane_id}'s shell")
+            state = self.pane_state(server, pane_id)
+        return state
 
     def snapshot(
         self,

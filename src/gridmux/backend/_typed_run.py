@@ -18,7 +18,8 @@ instant, and so are the reads after ``done`` (the shell is held until
 ``ack``). The ``T`` lines are random tokens that split the output. While the
 client blocks in ``wait-for``, this process watches it: at the timeout, when
 ``stop`` is set, or when the pane's process no longer exists (checked with
-``kill(pid, 0)`` when that pid is visible here at all), it signals ``done``
+``kill(pid, 0)`` and, where there is procfs, that it is no zombie, when tmux's
+own pid is visible here at all), it signals ``done``
 itself, a second process, and the list runs on with no status to read.
 """
 
@@ -75,13 +76,21 @@ def typeable_condition(pane_id: str, settled_from: PaneState | None) -> str:
 
 
 def _alive(pid: int) -> bool:
+    """The process exists and has not ended (a zombie has: only its reaping is due)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    # tmux 3.3a sometimes misses a child's SIGCHLD, and the shell stays a zombie
+    # that kill() still reaches until some other child exits (docs/matrix.md).
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return True  # no procfs here: kill() is all there is to go by
+    return fields[:1] != [b"Z"]
 
 
 class _Tokens:
@@ -121,7 +130,7 @@ def commands_for(
         ["wait-for", "-S", line.ack],
     ]
     return [
-        ["display-message", "-p", "-t", pane_id, "#{pane_pid}"],
+        ["display-message", "-p", "-t", pane_id, "#{pane_pid} #{pid}"],
         mark(tokens.pid),
         ["display-message", "-p", "-t", pane_id, fmt.template],
         ["display-message", "-p", "-t", pane_id, STATE_FORMAT],
@@ -201,9 +210,11 @@ def _watch(
                     break
                 out += chunk
             if pid is None and pid_mark in out:
-                text = bytes(out[: out.index(pid_mark)]).strip()
-                pid = int(text) if text.isdigit() else 0
-                watch_pid = pid > 0 and _alive(pid)
+                pane_pid, _, server_pid = bytes(out[: out.index(pid_mark)]).strip().partition(b" ")
+                pid = int(pane_pid) if pane_pid.isdigit() else 0
+                # Watchable when tmux's own pid is visible here (the same pid namespace):
+                # the shell may have exited already, which must end the wait, not the watch.
+                watch_pid = pid > 0 and server_pid.isdigit() and _alive(int(server_pid))
             now = time.monotonic()
             waiting = (
                 before_mark in out

@@ -318,7 +318,8 @@ async def _run_in_one_list(
         after, joined = run.after, run.joined
         status = None if run.status is None else parse_status(run.status)
         if status is None and after.state.dead:
-            raise tool_error(shell_exited(target, after.state))
+            dead = await ctx.call(lambda: _reaped(ctx, server, target, after.state))
+            raise tool_error(shell_exited(target, dead))
         cursor = first(run.before, memory=ctx.row_memory).cursor
         output = await ctx.call(
             guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
@@ -425,7 +426,7 @@ async def _wait(
             return parse_status(value)
         state = ctx.backend.pane_state(server, target)
         if state.dead:
-            raise shell_exited(target, state)
+            raise shell_exited(target, _reaped(ctx, server, target, state))
         return None
 
     await progress.report(force=True)
@@ -443,6 +444,20 @@ async def _wait(
             return status
         await progress.report()
     return None
+
+
+def _reaped(ctx: ToolContext, server: ServerRef, target: str, state: PaneState) -> PaneState:
+    """``state`` of a dead pane once tmux knows the exit status (``exit_state``).
+
+    A pane that goes away meanwhile (``remain-on-exit`` off) keeps the state
+    already read.
+    """
+    if state.dead_status is not None:
+        return state
+    try:
+        return ctx.backend.exit_state(server, target)
+    except NotFound:
+        return state
 
 
 #: This module's tools, in the order clients list them.
