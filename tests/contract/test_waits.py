@@ -68,7 +68,7 @@ async def wait(
     return result, reports
 
 
-def _targeted(pane: str, args: dict[str, Any]) -> dict[str, Any]:
+def targeted(pane: str, args: dict[str, Any]) -> dict[str, Any]:
     """``args`` aimed at ``pane`` unless they name a target of their own."""
     own = {"pane_id", "session_name", "session_id", "window_id"} & set(args)
     return dict(args) if own else {"pane_id": pane, **args}
@@ -293,7 +293,7 @@ async def test_content_change_bad_input(
     expected: str,
 ) -> None:
     pane = new_pane(backend, ref)
-    error = await call_error(client, "wait_for_content_change", **_targeted(pane, args))
+    error = await call_error(client, "wait_for_content_change", **targeted(pane, args))
     assert expected in error
 
 

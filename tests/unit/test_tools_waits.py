@@ -13,15 +13,13 @@ backends is in tests/contract/test_waits.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
 
 from gridmux.backend import ServerRef
+from tests.contract.test_waits import targeted, wait
 from tests.mcp_calls import call_error
 from tmuxsim import SimBackend
 
@@ -37,45 +35,6 @@ def new_pane(backend: SimBackend, name: str = "work", *, height: int = 10) -> st
 
 def grid(backend: SimBackend, pane_id: str) -> list[str]:
     return backend.server(REF).pane(pane_id).terminal.capture("-")
-
-
-async def wait(
-    client: Client,  # type: ignore[type-arg]
-    tool: str,
-    action: Callable[[], None] | None = None,
-    **args: Any,
-) -> tuple[dict[str, Any], list[tuple[float, float | None, str | None]]]:
-    """Call ``tool``; run ``action`` once it reported its first progress."""
-    reports: list[tuple[float, float | None, str | None]] = []
-    baseline = anyio.Event()
-    result: dict[str, Any] = {}
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        reports.append((progress, total, message))
-        baseline.set()
-
-    async def waiter() -> None:
-        try:
-            answer = await client.call_tool(tool, args, progress_handler=on_progress)
-        except ToolError as exc:
-            result["error"] = str(exc)
-            baseline.set()
-            return
-        assert answer.structured_content is not None
-        result.update(answer.structured_content)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(waiter)
-        await baseline.wait()
-        if action is not None:
-            action()
-    return result, reports
-
-
-def _targeted(pane: str, args: dict[str, Any]) -> dict[str, Any]:
-    """``args`` aimed at ``pane`` unless they name a target of their own."""
-    own = {"pane_id", "session_name", "session_id", "window_id"} & set(args)
-    return dict(args) if own else {"pane_id": pane, **args}
 
 
 async def test_timeout_on_the_alternate_screen(
@@ -116,6 +75,6 @@ async def test_bad_input_is_refused(
 ) -> None:
     pane = new_pane(backend)
     before = grid(backend, pane)
-    error = await call_error(client, "wait_for_text", **_targeted(pane, args))
+    error = await call_error(client, "wait_for_text", **targeted(pane, args))
     assert expected in error
     assert grid(backend, pane) == before
