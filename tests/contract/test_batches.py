@@ -13,6 +13,7 @@ from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools import batches
 from gridmux.tools._batch_models import ToolCallBatchResult
+from tests.contract.conftest import Eventually
 from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
@@ -71,6 +72,7 @@ async def test_mutating_batch_runs_its_steps_in_order(
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
+    eventually: Eventually,
 ) -> None:
     out = await batch(
         client,
@@ -85,7 +87,11 @@ async def test_mutating_batch_runs_its_steps_in_order(
     listed = out["results"][3]["structured_content"]["result"]
     assert [s["session_name"] for s in listed] == ["one", "two"]
     pane = out["results"][0]["structured_content"]["active_pane_id"]
-    assert any("echo batched" in row for row in backend.snapshot(ref, pane).rows)
+    # On tmux the typed line reaches the screen after the batch returns.
+    await eventually(
+        lambda: any("echo batched" in row for row in backend.snapshot(ref, pane).rows),
+        what="the typed line on screen",
+    )
 
 
 @pytest.mark.parametrize("on_error", ["stop", "continue"])

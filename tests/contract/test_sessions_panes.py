@@ -107,13 +107,24 @@ async def test_duplicate_session_name_is_an_error(client: Client) -> None:  # ty
 
 async def test_send_keys_runs_a_command_and_capture_pane_shows_it(
     client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    ref: ServerRef,
+    eventually: Eventually,
 ) -> None:
     pane = (await create(client, session_name="s"))["active_pane_id"]
+    wait_for_prompt(backend, ref, pane)
     sent = await client.call_tool("send_keys", {"keys": "echo hello", "pane_id": pane})
     assert text(sent) == f"Keys sent to pane {pane}"
-    shown = await client.call_tool("capture_pane", {"pane_id": pane})
-    assert "hello" in text(shown).splitlines()
-    assert "$ echo hello" in text(shown).splitlines()
+
+    async def shown() -> list[str]:
+        return text(await client.call_tool("capture_pane", {"pane_id": pane})).splitlines()
+
+    async def output_shown() -> bool:
+        return "hello" in await shown()
+
+    # On tmux the shell runs the line after send_keys returns.
+    await eventually(output_shown, what="the command's output")
+    assert "$ echo hello" in await shown()
 
 
 async def test_send_keys_literal_does_not_interpret_key_names(
