@@ -213,10 +213,13 @@ class RealSide:
 
     def _told(self) -> bool:
         """3.2a (no ``pane_dead_signal``) can show a pane dead before it has reaped
-        the status and printed its message: the message's last characters (the
-        year and ")", the text least likely trimmed from history) say it has."""
+        the status and printed its message: its last character, ")" (after the
+        year, the text least likely trimmed from history), says it has. Only the
+        ")" is certain: with autowrap off (``ESC[?7l``) the message overwrites the
+        last cell, leaving ")" after the message's first characters, and no
+        script writes a ")" of its own (differential_script.TEXT)."""
         joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
-        return re.search(r"\d\)$", "".join(joined.split())) is not None  # "... 2026)"
+        return "".join(joined.split()).endswith(")")  # "... 2026)", or "Pane)" unwrapped
 
     def _time_in_dead_message(self) -> int | None:
         """tmux 3.2a has no ``pane_dead_time``: the time its message prints (UTC),
