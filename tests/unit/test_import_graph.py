@@ -103,6 +103,17 @@ def test_the_import_graph_covers_both_packages() -> None:
     assert "gridmux.backend._types" in edges["gridmux.backend"]
 
 
+def test_relative_imports_resolve_to_project_modules(tmp_path: Path) -> None:
+    """``from . import x`` names the submodule; unknown and outside modules drop out."""
+    probe = tmp_path / "_probe.py"
+    probe.write_text(
+        "from .._never import x\nfrom . import _types\nimport gridmux.app\nimport os\n"
+    )
+    known = {"gridmux.backend", "gridmux.backend._types", "gridmux.app"}
+    found = imports_of("gridmux.backend._probe", probe, known)
+    assert found == {"gridmux.backend._types", "gridmux.app"}
+
+
 def test_the_circle_finder_finds_a_circle() -> None:
     found = list(circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}))
     assert found == [["a", "b", "c"]]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from gridmux import tools
+from tests.unit.test_import_graph import graph as import_graph
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "gridmux"
@@ -187,34 +188,16 @@ def test_the_tier_policy_is_defined_and_imported_from_safety_only() -> None:
     assert offenders == {}
 
 
-def _project_imports_in(source: str, package: str) -> set[str]:
-    """``gridmux``/``tmuxsim`` modules ``source`` names, relative imports made absolute."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            parts = package.split(".")
-            found.add(".".join(parts[: len(parts) - node.level + 1] + [node.module or ""]))
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return {n.rstrip(".") for n in found if n.split(".")[0] in {"gridmux", "tmuxsim"}}
-
-
-def _project_imports(path: Path) -> set[str]:
-    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[:-1])
-    return _project_imports_in(path.read_text(encoding="utf-8"), package)
-
-
 def test_the_backend_knows_nothing_above_it() -> None:
     """backend/ (protocol, value types, real backend) imports only the error tree and itself."""
     offenders = {
-        path.name: sorted(
-            name
-            for name in _project_imports(path)
-            if name != "gridmux.errors" and not name.startswith("gridmux.backend")
+        name: sorted(
+            target
+            for target in targets
+            if target != "gridmux.errors" and not target.startswith("gridmux.backend")
         )
-        for path in (SRC / "backend").glob("*.py")
+        for name, targets in import_graph().items()
+        if name.startswith("gridmux.backend")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 
@@ -224,13 +207,8 @@ def test_the_tool_layer_never_reaches_up_to_the_wiring() -> None:
     above = {"gridmux.app", "gridmux.transport", "gridmux.resources", "gridmux.prompts"}
     above |= {"gridmux.instructions", "gridmux.docgen", "gridmux.audit"}
     offenders = {
-        path.name: sorted(_project_imports(path) & above) for path in (SRC / "tools").glob("*.py")
+        name: sorted(targets & above)
+        for name, targets in import_graph().items()
+        if name.startswith("gridmux.tools")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
-
-
-def test_the_project_import_reader_resolves_relative_imports() -> None:
-    """The two rules above see ``from ..x import y`` as well as absolute imports."""
-    source = "from .._never import x\nfrom . import _types\nimport gridmux.app\nimport os\n"
-    found = _project_imports_in(source, "gridmux.backend")
-    assert found == {"gridmux._never", "gridmux.backend", "gridmux.app"}
