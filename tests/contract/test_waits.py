@@ -14,10 +14,10 @@ from typing import Any
 import anyio
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
 
 from gridmux.backend import ServerRef, TmuxBackend
 from tests.contract.pane_views import wait_for_prompt
+from tests.contract.wait_calls import targeted, wait
 from tests.mcp_calls import call, call_error
 
 SHORT = 0.3
@@ -33,45 +33,6 @@ def new_pane(backend: TmuxBackend, ref: ServerRef, name: str = "work", *, height
 def typed(backend: TmuxBackend, ref: ServerRef, pane_id: str, line: str) -> Callable[[], None]:
     """An action: type ``line`` and Enter into the pane (through the locked backend)."""
     return lambda: backend.send_keys(ref, pane_id, line, literal=True, enter=True)
-
-
-async def wait(
-    client: Client,  # type: ignore[type-arg]
-    tool: str,
-    action: Callable[[], None] | None = None,
-    **args: Any,
-) -> tuple[dict[str, Any], list[tuple[float, float | None, str | None]]]:
-    """Call ``tool``; run ``action`` once it reported its first progress."""
-    reports: list[tuple[float, float | None, str | None]] = []
-    baseline = anyio.Event()
-    result: dict[str, Any] = {}
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        reports.append((progress, total, message))
-        baseline.set()
-
-    async def waiter() -> None:
-        try:
-            answer = await client.call_tool(tool, args, progress_handler=on_progress)
-        except ToolError as exc:
-            result["error"] = str(exc)
-            baseline.set()
-            return
-        assert answer.structured_content is not None
-        result.update(answer.structured_content)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(waiter)
-        await baseline.wait()
-        if action is not None:
-            action()
-    return result, reports
-
-
-def targeted(pane: str, args: dict[str, Any]) -> dict[str, Any]:
-    """``args`` aimed at ``pane`` unless they name a target of their own."""
-    own = {"pane_id", "session_name", "session_id", "window_id"} & set(args)
-    return dict(args) if own else {"pane_id": pane, **args}
 
 
 # -- wait_for_text ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef
-from tests.contract.test_waits import targeted, wait
+from tests.contract.wait_calls import targeted, wait
 from tests.mcp_calls import call_error
 from tmuxsim import SimBackend
 
