@@ -73,6 +73,15 @@ class TmuxVersion:
         return self._at_least(3, 8)
 
     @property
+    def broken_wide_keeps_background(self) -> bool:
+        """3.8 (measured on 3.7c and 3.8; found by the fidelity run): the cells
+        of a wide character broken up by a write over part of it clear to
+        blanks that keep the character's background (any colour), so
+        ``capture-pane -e`` still shows it there; up to 3.7c they clear to
+        default blanks."""
+        return self._at_least(3, 8)
+
+    @property
     def text_overwrite_reaches_column_zero(self) -> bool:
         """3.6+ (measured on 3.6b, 3.7c and 3.8; the fidelity run on 3.6b placed
         it): text written over the right half of a wide character in column 0

@@ -4,14 +4,15 @@ Each method mirrors the ``screen_write_*`` function in its comment, with the
 cursor and history rules of tmux-grid.md §1, §3 and §10. Printed cells
 take the current style (SGR attributes and colours, ``_style``); erases,
 scrolls and inserted cells are always default cells (background colour
-erase is not modelled).
+erase is not modelled). The one blank with a colour: from 3.8 a wide
+character broken up by a write clears to blanks with its background.
 """
 
 from __future__ import annotations
 
-from ._line import BLANK, PAD, cell_width
+from ._line import BLANK, PAD, Line, cell_width
 from ._screen import Screen
-from ._style import DEFAULT_STYLE, Style, cell_text, is_mark, mark
+from ._style import DEFAULT_COLOUR, DEFAULT_STYLE, Style, cell_text, is_mark, mark, split_cell
 from ._versions import TmuxVersion
 
 # tmux's UTF8_SIZE: a TAB wider than this is only a cursor movement.
@@ -352,17 +353,20 @@ class Writer:
                 cell = line.cell(xx)
                 if cell != PAD:
                     break
-                grid.set_cell(xx, py, BLANK)
+                grid.set_cell(xx, py, self._broken(line, xx))
                 xx -= 1
             if cell_width(cell) > 1:
-                grid.set_cell(xx, py, BLANK)
-        grid.set_cells(cx, py, run, self._mark)
+                grid.set_cell(xx, py, self._broken(line, xx))
         end = cx + len(run)
-        self.set_cursor(end, None)
         cells = line.cells
+        # The padding after the run belongs to a character the run overwrites:
+        # what it clears to is decided before the write.
+        tail = self._broken(line, end) if end < len(cells) and cells[end] == PAD else BLANK
+        grid.set_cells(cx, py, run, self._mark)
+        self.set_cursor(end, None)
         xx = end
         while xx < s.sx and xx < len(cells) and cells[xx] == PAD:
-            cells[xx] = BLANK
+            cells[xx] = tail
             xx += 1
 
     def put_cell(self, cell: str, width: int, *, styled: bool = True) -> None:
@@ -419,13 +423,29 @@ class Writer:
                 xx -= 1
                 if line.cell(xx) != PAD:
                     break
-                grid.set_cell(xx, py, BLANK)
-            grid.set_cell(xx, py, BLANK)
+                grid.set_cell(xx, py, self._broken(line, xx))
+            grid.set_cell(xx, py, self._broken(line, xx))
         if width != 1 or cell_width(current) != 1:
             xx = s.cx + width
             while xx < s.sx and line.cell(xx) == PAD:
-                grid.set_cell(xx, py, BLANK)
+                grid.set_cell(xx, py, self._broken(line, xx))
                 xx += 1
+
+    def _broken(self, line: Line, xx: int) -> str:
+        # What a cell of a wide character clears to when a write breaks the
+        # character up: a default blank, or from 3.8 a blank that keeps the
+        # character's background (screen_write_clear_cell). tmux's padding
+        # cell carries its character's background; here the padding borrows
+        # it from the character to its left (an orphan padding, left by a
+        # reflow, has none).
+        if not self.version.broken_wide_keeps_background:
+            return BLANK
+        while xx >= 0 and line.cell(xx) == PAD:
+            xx -= 1
+        if xx < 0:
+            return BLANK
+        bg = split_cell(line.cell(xx))[1].bg
+        return BLANK if bg == DEFAULT_COLOUR else BLANK + mark(Style(bg=bg))
 
     def _combine(self, combining: str) -> None:
         # A zero-width character joins the previous non-padding cell; at

@@ -100,6 +100,7 @@ async def test_per_pane_cap_keeps_the_newest_lines(
 ) -> None:
     pane = pane_with(backend, ref, "a", height=20)
     backend.send_keys(ref, pane, "seq 1 9", literal=True, enter=True)
+    wait_for_prompt(backend, ref, pane, prompts=2)  # seq has printed all nine
     out = await search(client, pattern=r"^\d$", regex=True, max_matched_lines_per_pane=3)
     match = out["matches"][0]
     assert match["matched_lines"] == ["7", "8", "9"]

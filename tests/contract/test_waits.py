@@ -16,6 +16,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from tests.contract.conftest import Eventually
 from tests.contract.pane_views import wait_for_prompt
 from tests.contract.wait_calls import targeted, wait
 from tests.mcp_calls import call, call_error
@@ -92,6 +93,7 @@ async def test_text_from_before_the_call_never_matches(
 ) -> None:
     pane = new_pane(backend, ref)
     backend.send_keys(ref, pane, "echo READY", literal=True, enter=True)
+    wait_for_prompt(backend, ref, pane, prompts=2)  # READY is on the screen before the call
     out, _ = await wait(client, "wait_for_text", patterns=["ready"], pane_id=pane, timeout=SHORT)
     assert (out["found"], out["outcome"], out["timed_out"]) == (False, "timeout", True)
     assert out["matched_at_entry"] is True
@@ -226,6 +228,7 @@ async def test_content_change_times_out_as_a_result(
 
 
 async def test_content_change_on_a_dead_pane_is_an_error(
+    eventually: Eventually,
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
@@ -233,6 +236,7 @@ async def test_content_change_on_a_dead_pane_is_an_error(
     pane = new_pane(backend, ref)
     backend.set_option(ref, "remain-on-exit", "on", scope="window", target=pane)
     backend.send_keys(ref, pane, "exit", literal=True, enter=True)
+    await eventually(lambda: backend.pane_state(ref, pane).dead, what="the shell's exit")
     error = await call_error(client, "wait_for_content_change", pane_id=pane)
     assert "has exited" in error
 

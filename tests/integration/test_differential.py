@@ -345,6 +345,23 @@ def tally(record_testsuite_property: Callable[[str, object], None]) -> Iterator[
         ),
     )
 )
+# D9: from tmux 3.8 the cells of a wide character that a write breaks up
+# clear to blanks keeping its background (broken_wide_keeps_background), so
+# capture-pane -e shows the colour after the '0'. Found by the clean-clone CI
+# run on 3.8.
+@example(
+    script=Script(
+        width=2,
+        height=2,
+        history_limit=10,
+        ops=(
+            ClearHistory(),
+            ClearHistory(),
+            Write(b"\x1b[48;2;9;99;199m\xe4\xb8\xad\x1b[49m"),
+            Write(b"\r0"),
+        ),
+    )
+)
 # D7 (a test bug, found when dead panes joined the scripts): a reflow spreads
 # the dead-pane message over many rows, so masking its time row by row hid
 # nothing; now the simulator's clock is set to tmux's pane_dead_time and the

@@ -335,3 +335,28 @@ def test_an_rgb_background_padding_counts_no_column_in_3_8_reflow(
     other.pane("%0").write(b"ab\x1b[38;2;9;99;199m\xe4\xb8\xad\x1b[0mcd")
     other.controls.resize_window("@0", width=1)
     assert other.pane("%0").terminal.capture("-") == ["a", "b", "中", "", "c", "d", ""]
+
+
+# -- a wide character broken up by a write keeps its background on 3.8 (fidelity run) ----
+
+
+@pytest.mark.parametrize(
+    ("version", "rows"),
+    [
+        ("3.7c", ["0", " 0", "\x1b[42m中\x1b[49m"]),
+        ("3.8", ["0\x1b[41m \x1b[49m", "\x1b[48;2;9;99;199m \x1b[49m0", "\x1b[42m中\x1b[49m"]),
+    ],
+)
+def test_a_broken_wide_character_keeps_its_background_from_3_8(
+    version: str, rows: list[str]
+) -> None:
+    server = quiet(version, width=6, height=3)
+    pane = server.pane("%0")
+    # The rows are what tmux 3.7c and 3.8 capture. Row 0: text over the left
+    # half (the run path); row 1: a character over the right half (the
+    # one-cell path, auto-wrap off); row 2: a wide character over a wide one
+    # replaces it whole, background and all.
+    pane.write(b"\x1b[41m\xe4\xb8\xad\x1b[49m\r0\r\n")
+    pane.write(b"\x1b[48;2;9;99;199m\xe4\xb8\xad\x1b[49m\x1b[?7l\x1b[D0\x1b[?7h\r\n")
+    pane.write(b"\x1b[44m\xe4\xb8\xad\x1b[49m\r\x1b[42m\xe4\xb8\xad\x1b[49m")
+    assert pane.terminal.capture(escapes=True)[:3] == rows
