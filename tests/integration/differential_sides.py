@@ -33,7 +33,23 @@ DEAD_FORMAT = (
     "|#{?#{!=:#{pane_dead_time},},1,0}|#{pane_pid}"
 )
 _DEAD_MESSAGE = re.compile(r"(Pane is dead \((?:status|signal) \d+, )(.*)$")
-_DEAD_MESSAGE_TIME = re.compile(r"(\d\d):(\d\d):(\d\d) \d{4}\)")
+
+
+def _ctime(when: int) -> str:
+    """``ctime(3)`` in UTC without the newline, as tmux prints a time of death."""
+    moment = time.gmtime(when)
+    return (
+        time.strftime("%a %b ", moment)
+        + f"{moment.tm_mday:>2}"
+        + time.strftime(" %H:%M:%S %Y", moment)
+    )
+
+
+def _common_suffix(a: str, b: str) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def masked(rows: tuple[str, ...], mask: bool) -> tuple[str, ...]:
@@ -224,18 +240,20 @@ class RealSide:
     def _time_in_dead_message(self) -> int | None:
         """tmux 3.2a has no ``pane_dead_time``: the time its message prints (UTC),
         read from the joined capture. A small ``history-limit`` may already have
-        trimmed the message's start: the time of day is enough (it died today,
-        moments ago); with that gone too, the rows left show only seconds or the
-        year, and now is the time of death to the second."""
+        trimmed the message's start, down to a part of the time of day or
+        less: the time of death is the latest second of the last ten minutes
+        whose ctime text ends the capture furthest (when even the seconds
+        are gone, every second agrees and now is as good as any)."""
         joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
-        now = int(time.time())
         # Rows whose wrap flag went with the history are lines of their own.
-        found = _DEAD_MESSAGE_TIME.findall("".join(joined.splitlines()))
-        if not found:
-            return now
-        hours, minutes, seconds = (int(part) for part in found[-1])
-        when = now - now % 86400 + hours * 3600 + minutes * 60 + seconds
-        return when - 86400 if when > now + 60 else when
+        text = "".join(joined.splitlines()).rstrip()
+        now = int(time.time())
+        best, best_shown = now, -1
+        for when in range(now, now - 600, -1):
+            shown = _common_suffix(text, _ctime(when) + ")")
+            if shown > best_shown:
+                best, best_shown = when, shown
+        return best
 
     def observe(self) -> Observed:
         snap = self.backend.snapshot(self.server, self.pane_id, start="-")
