@@ -138,7 +138,7 @@ async def test_option_values_arrays_and_user_options(
     [
         ({"option": "history-limit", "value": "many", "global_": True}, "value is invalid"),
         ({"option": "mouse", "value": "sometimes", "target": "main"}, "bad value"),
-        ({"option": "no-such-thing", "value": "1", "global_": True}, "unknown tmux option"),
+        ({"option": "no-such-thing", "value": "1", "global_": True}, "not an option gridmux sets"),
         ({"option": "history-limit", "value": "9"}, "say where to set"),
         ({"option": "mode-keys", "value": "vi", "scope": "session", "target": "main"}, "window"),
         ({"option": "mode-keys", "value": "vi", "target": "%999"}, "no pane %999"),
