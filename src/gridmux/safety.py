@@ -12,7 +12,9 @@ hides every tool above the server's tier and installs :class:`TierGate`, and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -185,6 +187,91 @@ TIER_NOTES: Mapping[Tier, str] = {
 }
 
 
+# -- options a tier may set -------------------------------------------------------------
+
+_STYLES = (
+    "status-style status-left-style status-right-style message-style message-command-style "
+    "mode-style pane-border-style pane-active-border-style window-style window-active-style "
+    "window-status-style window-status-current-style window-status-last-style "
+    "window-status-activity-style window-status-bell-style popup-style popup-border-style "
+    "copy-mode-match-style copy-mode-current-match-style copy-mode-mark-style "
+    "clock-mode-colour display-panes-colour display-panes-active-colour cursor-colour "
+    "cursor-style"
+)
+_BEHAVIOUR = (
+    "history-limit mouse remain-on-exit escape-time mode-keys status-keys base-index "
+    "pane-base-index renumber-windows allow-rename automatic-rename aggressive-resize "
+    "monitor-activity monitor-bell monitor-silence activity-action bell-action "
+    "silence-action visual-activity visual-bell visual-silence synchronize-panes "
+    "window-size main-pane-height main-pane-width other-pane-height other-pane-width "
+    "wrap-search alternate-screen display-time display-panes-time repeat-time focus-events "
+    "status status-position status-interval status-justify status-left-length "
+    "status-right-length buffer-limit message-limit default-size clock-mode-style "
+    "word-separators scroll-on-clear pane-border-status pane-border-lines "
+    "pane-border-indicators set-titles extended-keys"
+)
+#: Options that end sessions or the server by themselves, later.
+_ENDINGS = "exit-empty exit-unattached destroy-unattached detach-on-destroy"
+
+#: The tmux options ``set_option`` may set, and the lowest tier that may set each
+#: (user options, ``@name``, are mutating). Every other option is refused at every
+#: tier: formats that can hold ``#(...)`` (``status-left``, ``*-format``,
+#: ``set-titles-string``), commands and shells (``default-command``,
+#: ``default-shell``, ``lock-command``, ``copy-command``, ``editor``),
+#: ``command-alias``, files (``history-file``), what reaches the outer terminal
+#: (``set-clipboard``, ``allow-passthrough``, ``terminal-*``), key tables and
+#: prefixes, and hooks: they act after gridmux has gone, so they belong in the
+#: user's tmux.conf.
+SETTABLE_OPTIONS: Mapping[str, Tier] = {
+    **dict.fromkeys((_STYLES + " " + _BEHAVIOUR).split(), Tier.MUTATING),
+    **dict.fromkeys(_ENDINGS.split(), Tier.DESTRUCTIVE),
+}
+
+#: Sequences no option value may hold: a format re-expanding it would run or build a job.
+_FORMAT_OPENERS = ("#(", "#{", "##")
+
+#: The tier a batch runs its steps at (unset outside a batch).
+_BATCH_CEILING: ContextVar[Tier | None] = ContextVar("gridmux_batch_ceiling", default=None)
+
+
+@contextmanager
+def batch_ceiling(tier: Tier) -> Iterator[None]:
+    """Run the nested calls of a ``tier`` batch: checks inside see :func:`acting_tier` lowered."""
+    token = _BATCH_CEILING.set(tier)
+    try:
+        yield
+    finally:
+        _BATCH_CEILING.reset(token)
+
+
+def acting_tier(server_tier: Tier) -> Tier:
+    """The tier a call acts at: the server's, or its batch's when lower."""
+    ceiling = _BATCH_CEILING.get()
+    return server_tier if ceiling is None else min(server_tier, ceiling)
+
+
+def option_refusal(base: str, value: str, tier: Tier) -> str | None:
+    """Why a ``tier`` call may not set option ``base`` to ``value`` (None: it may)."""
+    opener = next((o for o in _FORMAT_OPENERS if o in value), None)
+    if opener is not None:
+        return (
+            f"refusing a value holding {opener!r}: tmux may expand an option as a format, "
+            "and a format can run shell commands"
+        )
+    needed = Tier.MUTATING if base.startswith("@") else SETTABLE_OPTIONS.get(base)
+    if needed is None:
+        return (
+            f"{base!r} is not an option gridmux sets: it holds a format, a command, a "
+            "file or a key table, or acts after gridmux has gone (see docs/safety.md)"
+        )
+    if needed > tier:
+        return (
+            f"{base!r} can end sessions or the server by itself, so only a "
+            f"{needed.tag} call may set it (this one is {tier.tag})"
+        )
+    return None
+
+
 def tool(title: str, *, always_load: bool = False) -> Callable[[F], F]:
     """Mark a module-level function as an MCP tool, its tier and hints from :data:`POLICY`.
 
@@ -301,13 +388,17 @@ __all__ = [
     "READONLY",
     "RESETS",
     "SETS",
+    "SETTABLE_OPTIONS",
     "TIER_NOTES",
     "TYPES_INPUT",
     "Rule",
     "Tier",
     "TierGate",
+    "acting_tier",
+    "batch_ceiling",
     "enforce",
     "listed_tier",
+    "option_refusal",
     "refusal",
     "tier_of",
     "tool",

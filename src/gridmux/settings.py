@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     audit_log: str | None = None
     control_mode: OnOff = True
+    #: With socket_name or socket_path set, whether calls may name other tmux servers.
+    allow_other_servers: OnOff = False
     #: The pane and tmux server the MCP process runs in (tmux sets ``TMUX_PANE``
     #: and ``TMUX``), so that no tool kills them.
     caller_pane: str | None = Field(default=None, validation_alias="TMUX_PANE")
@@ -173,8 +175,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="tmux (default): real tmux; sim: the built-in tmux simulator",
     )
-    add("--socket-name", metavar="NAME", help="default tmux socket name, like tmux -L")
-    add("--socket-path", metavar="PATH", help="default tmux socket path, like tmux -S")
+    add(
+        "--socket-name",
+        metavar="NAME",
+        help="the tmux server to use, like tmux -L (calls are confined to it)",
+    )
+    add(
+        "--socket-path",
+        metavar="PATH",
+        help="the tmux server to use, like tmux -S (calls are confined to it)",
+    )
     add("--tmux-bin", metavar="PATH", help="tmux executable to run (default: tmux on PATH)")
     add(
         "--sim-version",
@@ -210,6 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "on (default): send tmux commands over one persistent control-mode client per "
             "server; off: one tmux process per command"
+        ),
+    )
+    add(
+        "--allow-other-servers",
+        choices=("on", "off"),
+        help=(
+            "off (default): with --socket-name or --socket-path, every call stays on that "
+            "server; on: a call's socket_name/socket_path may reach the user's other servers"
         ),
     )
     add("--version", action="store_true", help="print the version and exit")

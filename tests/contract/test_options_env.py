@@ -195,7 +195,7 @@ async def test_user_options_follow_the_scope_asked_for(
 
 
 BAD_SET: list[tuple[dict[str, Any], str]] = [
-    ({"option": "no-such-option", "value": "1", "global_": True}, "unknown tmux option"),
+    ({"option": "no-such-option", "value": "1", "global_": True}, "not an option gridmux sets"),
     ({"option": "history-limit", "value": "lots", "global_": True}, "value is invalid: lots"),
     ({"option": "mouse", "value": "maybe", "target": "a"}, "tmux refused to set 'mouse'"),
     ({"option": "history-limit", "value": "10"}, "say where to set session option"),

@@ -49,6 +49,7 @@ async def client_for(
         caller_pane=caller_pane,
         caller_socket=socket,
         safety=safety,
+        allow_other_servers=True,
     )
     async with Client(create_server(backend, settings)) as client:
         yield client

@@ -123,6 +123,7 @@ async def guarded(ref: ServerRef, backend: TmuxBackend) -> AsyncIterator[tuple[C
         safety="destructive",
         caller_pane=home.active_pane_id,
         socket_path=ref.socket_path,
+        allow_other_servers=True,
         caller_socket=backend.server_info(ref).socket_path,
     )
     async with Client(create_server(backend, settings)) as c:

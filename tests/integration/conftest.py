@@ -341,7 +341,10 @@ def write_to_pane(server: libtmux.Server) -> WriteToPane:
 @pytest.fixture
 async def client(backend: TmuxBackend, tmux_server: ServerRef) -> AsyncIterator[Client]:  # type: ignore[type-arg]
     """An in-memory MCP client on a gridmux server (all tiers) for ``tmux_server``."""
-    settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
+    # Tests here reach servers of their own beside the test server: not confined.
+    settings = Settings(
+        socket_path=tmux_server.socket_path, safety="destructive", allow_other_servers=True
+    )
     async with Client(create_server(backend, settings)) as c:
         yield c
 

@@ -122,7 +122,7 @@ async def test_display_message_never_runs_a_shell_job(
     error = await call_error(
         client, "display_message", format_string=fmt.format(marker=marker), pane_id=quiet_pane
     )
-    assert "may not run shell commands" in error
+    assert "never runs shell commands" in error
     assert not marker.exists()
 
 

@@ -27,6 +27,7 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("port", "9001", 9001),
     ("audit_log", "/tmp/audit.jsonl", "/tmp/audit.jsonl"),
     ("control_mode", "off", False),
+    ("allow_other_servers", "on", True),
 ]
 #: Another valid value of each field, for precedence (option over variable).
 OTHER_VALUE = {
@@ -41,6 +42,7 @@ OTHER_VALUE = {
     "port": "0",
     "audit_log": "/tmp/other.jsonl",
     "control_mode": "on",
+    "allow_other_servers": "off",
 }
 
 
@@ -84,6 +86,7 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "port": DEFAULT_PORT,
         "audit_log": None,
         "control_mode": True,
+        "allow_other_servers": False,
         "caller_pane": None,
         "caller_socket": None,
     }

@@ -43,7 +43,7 @@ SOCKET_NAME = Form(r"^[^/\x00]+$", "work")
 #: ``tmux -S PATH``: an absolute path.
 SOCKET_PATH = Form(r"^/[^\x00]*$", "/tmp/tmux-1000/default")
 #: A name tmux accepts for a new session: not empty, no ':' or '.'.
-SESSION_NAME = Form(r"^[^:.]+$", "dev")
+SESSION_NAME = Form(r"^[^:.\x00-\x1f\x7f]+$", "dev")
 
 #: The id forms by kind, as tmux's own words name them.
 IDS = {"pane": PANE_ID, "window": WINDOW_ID, "session": SESSION_ID}

@@ -16,8 +16,11 @@ tells the agent what to do next.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio.to_thread
@@ -60,6 +63,62 @@ def check_socket_name(socket_name: str) -> str:
     return socket_name
 
 
+def socket_directory() -> Path:
+    """Where tmux keeps this user's named sockets (tmux.c, expand_paths)."""
+    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+
+
+def check_socket_file(socket_path: str) -> str:
+    """A path tmux may connect to or bind: a socket, or nothing in an existing directory.
+
+    tmux unlinks whatever is at a ``-S`` path it starts a server on, so a
+    regular file, a directory, a device or a symlink to one is refused
+    before tmux runs.
+    """
+    try:
+        found = os.stat(socket_path)
+    except FileNotFoundError:
+        if os.path.islink(socket_path):
+            raise InvalidArgument(
+                f"socket_path {socket_path!r} is a symlink to nothing",
+                hint="Pass the path of a tmux socket, or a new path in an existing directory.",
+            ) from None
+        folder = os.path.dirname(socket_path)
+        if not os.path.isdir(folder):
+            raise InvalidArgument(
+                f"socket_path {socket_path!r}: its directory {folder!r} does not exist",
+                hint="Pass a path in an existing directory (tmux does not create one).",
+            ) from None
+        return socket_path
+    except OSError as exc:
+        raise InvalidArgument(
+            f"socket_path {socket_path!r} cannot be examined: {exc.strerror}",
+            hint="Pass the path of a tmux socket you can reach.",
+        ) from None
+    if not stat.S_ISSOCK(found.st_mode):
+        raise InvalidArgument(
+            f"socket_path {socket_path!r} exists and is not a socket; refusing, since "
+            "tmux would delete it to start a server there",
+            hint="Pass the path of a tmux socket, or a path where nothing exists yet.",
+        )
+    return socket_path
+
+
+def same_socket(first: str, second: str) -> bool:
+    """Whether two socket paths name one socket, however each is spelled.
+
+    Equal device and inode decide when both exist (a hard link, a symlink,
+    ``//``, ``/./`` or ``/../`` cannot hide one); else the real paths.
+    """
+    if first == second:
+        return True
+    try:
+        one, other = os.stat(first), os.stat(second)
+    except OSError:
+        return os.path.realpath(first) == os.path.realpath(second)
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
+
+
 def tool_error(exc: GridmuxError) -> ToolError:
     text = exc.message if not exc.hint else f"{exc.message}\nHint: {exc.hint}"
     return ToolError(text)
@@ -85,19 +144,65 @@ class ToolContext:
     def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
         """The server a call addresses: its own socket, else the configured default.
 
-        A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L);
-        a per-call socket of either kind replaces the configured one entirely.
+        A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L).
+        When the settings name a socket, gridmux is confined to that server: a
+        per-call socket must name the same one (however spelled) unless
+        ``allow_other_servers`` is set. A socket path must be a socket or a
+        free name in an existing directory (``check_socket_file``).
         """
         try:
+            configured = ServerRef(
+                socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
+            )
             if socket_path is not None:
-                return ServerRef(socket_path=check_socket_path(socket_path))
-            if socket_name is not None:
-                return ServerRef(socket_name=check_socket_name(socket_name))
+                wanted = ServerRef(socket_path=check_socket_path(socket_path))
+            elif socket_name is not None:
+                wanted = ServerRef(socket_name=check_socket_name(socket_name))
+            else:
+                wanted = configured
+            if (
+                wanted is not configured
+                and self.confined
+                and not self._same_server(wanted, configured)
+            ):
+                raise InvalidArgument(
+                    f"this gridmux is confined to tmux server {self.confinement}; "
+                    f"{_spelled(wanted)} is another server",
+                    hint=(
+                        "Leave socket_name and socket_path out to use the configured server; "
+                        "reaching others needs the user to restart gridmux with "
+                        "--allow-other-servers on."
+                    ),
+                )
+            if wanted.socket_path is not None:
+                check_socket_file(wanted.socket_path)
         except InvalidArgument as exc:
             raise tool_error(exc) from None
-        return ServerRef(
-            socket_name=self.settings.socket_name, socket_path=self.settings.socket_path
+        return wanted
+
+    @property
+    def confined(self) -> bool:
+        """Whether calls may reach only the configured server (a socket is named)."""
+        named = self.settings.socket_name is not None or self.settings.socket_path is not None
+        return named and not self.settings.allow_other_servers
+
+    @property
+    def confinement(self) -> str:
+        """The configured server, as the error texts name it."""
+        return _spelled(
+            ServerRef(socket_name=self.settings.socket_name, socket_path=self.settings.socket_path)
         )
+
+    @staticmethod
+    def _same_server(first: ServerRef, second: ServerRef) -> bool:
+        def path(ref: ServerRef) -> str:
+            if ref.socket_path is not None:
+                return ref.socket_path
+            return str(socket_directory() / (ref.socket_name or "default"))
+
+        if first.socket_path is None and second.socket_path is None:
+            return (first.socket_name or "default") == (second.socket_name or "default")
+        return same_socket(path(first), path(second))
 
     def protect_caller(self, server: ServerRef, pane_ids: Iterable[str], action: str) -> None:
         """Refuse ``action`` when it would end the pane this MCP server runs in.
@@ -183,8 +288,14 @@ class ToolContext:
         if socket is None:
             return True
         if server.socket_path is not None:
-            return server.socket_path == socket
+            return same_socket(server.socket_path, socket)
         return socket.rsplit("/", 1)[-1] == (server.socket_name or "default")
+
+
+def _spelled(ref: ServerRef) -> str:
+    if ref.socket_path is not None:
+        return f"socket_path {ref.socket_path!r}"
+    return f"socket_name {ref.socket_name or 'default'!r}"
 
 
 _REQUEST: Context = CurrentContext()

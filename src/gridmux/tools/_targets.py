@@ -39,9 +39,31 @@ def check_session_name(name: str) -> str:
     if not SESSION_NAME.matches(name):
         raise InvalidArgument(
             f"invalid session name {name!r}",
-            hint="tmux session names cannot be empty or contain ':' or '.'.",
+            hint="tmux session names cannot be empty or contain ':', '.' or control characters.",
         )
     return name
+
+
+def check_name(what: str, name: str) -> str:
+    """A window name or title: printable, so no ESC, CR, LF or NUL reaches a terminal."""
+    bad = next((c for c in name if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise InvalidArgument(
+            f"{what} {name!r} contains the control character {bad!r}",
+            hint=f"Pass {what} as printable text (no escape, newline, tab or NUL).",
+        )
+    return name
+
+
+def check_no_nul(what: str, text: str) -> str:
+    """Text tmux would cut at a NUL: refused rather than silently truncated."""
+    if "\0" in text:
+        raise InvalidArgument(
+            f"{what} contains a NUL character (at offset {text.index(chr(0))}); tmux "
+            "would cut the text there",
+            hint="Remove the NUL; to type Ctrl-@ send the key 'C-@' with literal=false.",
+        )
+    return text
 
 
 def resolve_session(
@@ -108,10 +130,7 @@ def resolve_pane(
     check_id("window", window_id)
     panes = backend.list_panes(server)
     if pane_id is not None:
-        for pane in panes:
-            if pane.pane_id == pane_id:
-                return pane
-        raise NotFound(f"no pane {pane_id} on this tmux server")
+        return _agreeing_pane(panes, pane_id, session_name, session_id, window_id)
     if window_id is not None:
         in_window = [p for p in panes if p.window_id == window_id]
         if not in_window:
@@ -137,6 +156,41 @@ def resolve_pane(
         f"no target given and the server has {len(unique)} panes: {listed}{more}",
         hint="Pass pane_id (or session_name/session_id/window_id) to say which pane.",
     )
+
+
+def _agreeing_pane(
+    panes: list[PaneInfo],
+    pane_id: str,
+    session_name: str | None,
+    session_id: str | None,
+    window_id: str | None,
+) -> PaneInfo:
+    """The row of ``pane_id``; a session or window given with it must hold it.
+
+    A window linked into several sessions lists the pane once per session,
+    so the row in the named session is the one returned.
+    """
+    check_id("session", session_id)
+    rows = [p for p in panes if p.pane_id == pane_id]
+    if not rows:
+        raise NotFound(f"no pane {pane_id} on this tmux server")
+    for given, field, what in (
+        (window_id, "window_id", "window"),
+        (session_id, "session_id", "session"),
+        (session_name, "session_name", "session"),
+    ):
+        if given is None:
+            continue
+        kept = [p for p in rows if getattr(p, field) == given]
+        if not kept:
+            holder = getattr(rows[0], field)
+            raise InvalidArgument(
+                f"pane {pane_id} is in {what} {holder!r}, not {given!r}: "
+                "the targets contradict each other",
+                hint=f"Pass pane_id alone, or with the {what} that holds it.",
+            )
+        rows = kept
+    return rows[0]
 
 
 def _listed(items: list[str]) -> str:

@@ -22,7 +22,7 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
-from gridmux.safety import Tier, refusal, tier_of, tool
+from gridmux.safety import Tier, batch_ceiling, refusal, tier_of, tool
 
 from ._batch_models import ToolCallBatchResult, ToolCallOperation, ToolCallOperationResult
 from ._context import TOOL_CONTEXT, ToolContext
@@ -120,7 +120,8 @@ class _BatchRunner:
         name = operation.tool
         try:
             await self._check(name, ceiling=ceiling, batch_name=batch_name)
-            result = await self._mcp.call_tool(name, operation.arguments, run_middleware=True)
+            with batch_ceiling(ceiling):
+                result = await self._mcp.call_tool(name, operation.arguments, run_middleware=True)
         except ValidationError as exc:
             error = _validation_text(exc)
         except NotFoundError:  # hidden since _check looked: the server's gate has the last word

@@ -22,6 +22,7 @@ from gridmux.safety import tool
 from ._config_models import BufferContent, BufferRef
 from ._context import TOOL_CONTEXT, ToolContext
 from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._targets import check_no_nul
 
 PREFIX = "gridmux_"
 _LOGICAL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -95,6 +96,7 @@ async def load_buffer(
     def load() -> BufferRef:
         if not content:
             raise InvalidArgument("content must not be empty", hint="tmux stores no empty buffers.")
+        check_no_nul("content", content)
         try:
             size = len(content.encode("utf-8"))
         except UnicodeEncodeError as exc:

@@ -14,6 +14,7 @@ both this module and ``hooks``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from typing import Annotated
@@ -22,7 +23,7 @@ from pydantic import Field
 
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure, TmuxUnavailable
-from gridmux.safety import tool
+from gridmux.safety import SETTABLE_OPTIONS, acting_tier, option_refusal, tool
 
 from ._config_models import (
     EnvironmentResult,
@@ -210,16 +211,30 @@ async def set_option(
     """Set a tmux option on a session, window or pane, or globally.
 
     Use to change tmux behaviour at runtime (history-limit for new panes,
-    mouse, remain-on-exit, '@name' user options). Pass a target, or
+    mouse, remain-on-exit, styles, '@name' user options); options holding
+    formats, commands or files are refused (docs/safety.md). Pass a target, or
     global_=True to change the default every target inherits; server
     options need neither. tmux checks the value: an invalid one is an
     error and changes nothing.
     """
     server = ctx.server(socket_name, socket_path)
+    tier = acting_tier(ctx.settings.safety)
 
     def write() -> OptionSetResult:
         base = _split_name(option)
         _no_nul("value", value)
+        refused = option_refusal(base, value, tier)
+        if refused is not None:
+            close = difflib.get_close_matches(base, SETTABLE_OPTIONS, n=1)
+            guess = f"Did you mean {close[0]!r}? " if close and close[0] != base else ""
+            raise InvalidArgument(
+                f"not setting {option!r}: {refused}",
+                hint=(
+                    f"{guess}Nothing was changed. gridmux sets display and behaviour options "
+                    "(history-limit, mouse, remain-on-exit, styles, '@name' user options); "
+                    "ask the user to put the others in their tmux.conf."
+                ),
+            )
         place = where(ctx.backend, server, scope, target, global_)
         scope_ = _option_scope(base, place, lambda: _catalog(ctx.backend, server), option)
         if scope_ != "server" and place.target is None and not global_:

@@ -31,7 +31,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import pane_result
-from ._targets import require_live, resolve_window, window_index_number
+from ._targets import check_no_nul, require_live, resolve_window, window_index_number
 
 Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
@@ -39,23 +39,98 @@ Size = Annotated[int | None, Field(ge=1, le=10000)]
 _STEPS = {"next": 1, "previous": -1}
 _TMUX_MOVES: dict[str, PaneDirection] = {d: d for d in ("up", "down", "left", "right", "last")}
 
-#: ``#{E:...}``/``#{T:...}`` expand a value as a format again, so an option
-#: holding ``#(...)`` would run; this finds E or T among a format's modifiers.
-_REEXPAND = re.compile(r"#\{(?:[^}]*?;)?[ET][:;]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+#: A variable display_message reads: a format variable or an option, user ones included.
+_VARIABLE = re.compile(r"@[A-Za-z0-9_-]+|[A-Za-z_][A-Za-z0-9_-]*")
+
+_GRAMMAR_HINT = (
+    "display_message reads variables only: literal text, '##' for a '#', "
+    "'#{name}' (a format variable or an option, e.g. '#{pane_pid}' or '#{@my-option}') "
+    "and '#{?name,then,else}' (each branch of the same form, with '#,' and '#}' for a "
+    "literal comma and brace). Modifiers (E:, T:, s/../../, l:, =, ...), '#(...)' and "
+    "the one-letter aliases such as '#S' are refused; read several variables instead, "
+    "and to run a command use send_keys."
+)
+
+
+class _FormatRefused(Exception):
+    """The format leaves display_message's grammar at ``offset``."""
+
+    def __init__(self, offset: int, why: str) -> None:
+        super().__init__(why)
+        self.offset = offset
+        self.why = why
+
+
+def _text(fmt: str, at: int, *, branch: bool) -> int:
+    """Parse literal text and ``#{...}`` items from ``at``; where the text ends.
+
+    In a conditional's branch the text ends at an unescaped ``,`` or ``}``.
+    """
+    while at < len(fmt):
+        char = fmt[at]
+        if char == "#":
+            following = fmt[at + 1 : at + 2]
+            if following == "#":
+                if fmt[at + 2 : at + 3] in ("(", "{", "["):
+                    raise _FormatRefused(at, "'##' before '(', '{' or '[' is refused")
+                at += 2
+            elif following in (",", "}") and branch:
+                at += 2
+            elif following == "{":
+                at = _item(fmt, at + 2)
+            else:
+                raise _FormatRefused(at, f"'#{following}' is not a variable reference")
+        elif branch and char in ",}":
+            return at
+        else:
+            at += 1
+    return at
+
+
+def _item(fmt: str, at: int) -> int:
+    """Parse ``name}`` or ``?name,then,else}`` (after ``#{``); the offset after ``}``."""
+    conditional = fmt.startswith("?", at)
+    start = at + 1 if conditional else at
+    name = _VARIABLE.match(fmt, start)
+    if name is None:
+        raise _FormatRefused(at, "'#{' must be followed by a variable name or '?name,'")
+    at = name.end()
+    if conditional:
+        for _branch in ("then", "else"):
+            if not fmt.startswith(",", at):
+                raise _FormatRefused(at, "a conditional is '#{?name,then,else}'")
+            at = _text(fmt, at + 1, branch=True)
+    if not fmt.startswith("}", at):
+        raise _FormatRefused(at, "modifiers and nested formats in '#{...}' are refused")
+    return at + 1
 
 
 def check_format(format_string: str) -> None:
-    """Refuse formats that could run a shell command (``#(...)``, directly or re-expanded)."""
+    """Accept only formats that read variables, never ones that run or re-expand anything.
+
+    A filter over tmux's full format language cannot be made safe (``#{l:##}``,
+    ``s/../../``, ``E:`` and options holding ``#(`` combine into a shell job),
+    so display_message takes a grammar of its own that tmux expands in a single
+    pass: literal text, ``##``, ``#{name}`` and ``#{?name,then,else}``. No
+    item in it can produce ``#(`` for a second expansion, and none asks for one.
+    """
     if not format_string:
         raise InvalidArgument("format_string is empty", hint="Pass a format such as '#{pane_pid}'.")
-    if "#(" in format_string or _REEXPAND.search(format_string):
+    if _CONTROL.search(format_string):
         raise InvalidArgument(
-            "format_string may not run shell commands: '#(...)' and the re-expanding "
-            "modifiers E: and T: are refused",
-            hint="Read variables only, e.g. '#{pane_pid} #{pane_current_command}'; "
-            "to run a command use send_keys.",
+            "format_string contains a control character",
+            hint="Pass printable text only; ask for tabs or newlines as separate calls.",
         )
+    try:
+        _text(format_string, 0, branch=False)
+    except _FormatRefused as refused:
+        raise InvalidArgument(
+            f"format_string is refused at offset {refused.offset}: {refused.why} "
+            "(display_message never runs shell commands)",
+            hint=_GRAMMAR_HINT,
+        ) from None
 
 
 def _corner_pane(panes: list[BackendPane], corner: Corner, zoomed: bool) -> BackendPane:
@@ -100,8 +175,8 @@ async def display_message(
     """Expand a tmux format string against a pane and return the text.
 
     Use for a value no other tool reports (#{pane_dead_status},
-    #{cursor_flag}, #{client_activity}, an @user option). Read-only:
-    shell jobs '#(...)' and the E:/T: modifiers are refused.
+    #{cursor_flag}, #{client_activity}, an @user option). Read-only: it
+    takes literal text, '##', '#{name}' and '#{?name,then,else}' only.
     """
     server = ctx.server(socket_name, socket_path)
 
@@ -396,6 +471,7 @@ async def paste_text(
     def paste() -> str:
         if not text:
             raise InvalidArgument("text is empty: nothing to paste")
+        check_no_nul("text", text)
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
         require_live(pane, "paste into")
         ctx.backend.load_buffer(server, buffer, text)

@@ -80,7 +80,9 @@ async def respawn_pane(
     Use when a shell or program is wedged or has exited: cheaper than
     kill_pane plus split_window, and pane ids held elsewhere stay valid.
     The screen is blanked; history is kept. Returns the pane with its
-    new pane_pid. Refused for the pane this MCP server runs in.
+    new pane_pid. The pane stays when the new program exits (remain-on-exit
+    on, for this pane), dead but readable and respawnable. Refused for the
+    pane this MCP server runs in.
     """
     server = ctx.server(socket_name, socket_path)
 
@@ -99,6 +101,9 @@ async def respawn_pane(
                 f"pane {pane_id} still runs {pane.current_command!r} and kill is false",
                 hint="Pass kill=true to end it and start again.",
             )
+        # Whatever the new program does, its exit must not close the pane (and
+        # with it a window or session): a mutating call never ends one.
+        ctx.backend.set_option(server, "remain-on-exit", "on", scope="pane", target=pane_id)
         ctx.backend.respawn_pane(
             server,
             pane_id,

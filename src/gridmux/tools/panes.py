@@ -27,7 +27,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import geometry, pane_result
-from ._targets import session_in_listing
+from ._targets import check_no_nul, session_in_listing
 from ._text import strip_blank_tail
 
 #: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
@@ -233,6 +233,10 @@ async def send_keys(
     server = ctx.server(socket_name, socket_path)
     if not keys and not enter:
         raise tool_error(InvalidArgument("keys is empty and enter is false: nothing to send"))
+    try:
+        check_no_nul("keys", keys)
+    except InvalidArgument as exc:
+        raise tool_error(exc) from None
     text = f" {keys}" if suppress_history and keys else keys
 
     def send() -> str:

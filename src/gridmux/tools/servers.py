@@ -14,7 +14,6 @@ import logging
 import os
 import socket
 import stat
-from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
@@ -24,18 +23,13 @@ from gridmux.backend import ServerRef
 from gridmux.errors import GridmuxError, NotFound
 from gridmux.safety import tool
 
-from ._context import TOOL_CONTEXT, ToolContext
+from ._context import TOOL_CONTEXT, ToolContext, socket_directory
 from ._models import ServerInfo
 from ._params import ExtraSocketPath, SocketName, SocketPath
 
 _log = logging.getLogger(__name__)
 _CONNECT_TIMEOUT = 0.1
 _MAX_EXTRA_PATHS = 64
-
-
-def socket_directory() -> Path:
-    """Where tmux keeps this user's named sockets (tmux.c, expand_paths)."""
-    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
 
 
 def accepts_connections(path: str) -> bool:
@@ -100,6 +94,11 @@ async def list_servers(
     extras = list(extra_socket_paths or [])
 
     def discover() -> list[ServerInfo]:
+        if ctx.confined:  # the one server this gridmux may use
+            name = ctx.settings.socket_name
+            path = ctx.settings.socket_path or str(socket_directory() / (name or "default"))
+            info = probe(ctx, path, None if ctx.settings.socket_path else name)
+            return [info] if info is not None else []
         directory = socket_directory()
         try:
             names = sorted(os.listdir(directory))

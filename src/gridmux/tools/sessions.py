@@ -22,7 +22,7 @@ from ._models import SessionInfo
 from ._params import Filters, NewSessionName, SessionIdArg, SessionNameArg, SocketName, SocketPath
 from ._results import session_result
 from ._spawn import check_start_directory, parse_environment
-from ._targets import check_id, resolve_session, resolve_target_session
+from ._targets import check_id, check_name, resolve_session, resolve_target_session
 
 
 @tool("List tmux Sessions")
@@ -82,6 +82,8 @@ async def create_session(
     try:
         directory = check_start_directory(start_directory)
         env = parse_environment(environment, suppress_history=suppress_persistent_history)
+        if window_name is not None:
+            check_name("window_name", window_name)
     except InvalidArgument as exc:
         raise tool_error(exc) from exc
     if session_name is not None:

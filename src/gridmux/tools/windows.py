@@ -34,7 +34,13 @@ from ._params import (
 )
 from ._results import pane_result, window_result
 from ._spawn import check_start_directory, parse_environment
-from ._targets import reread_window, resolve_session, resolve_target_session, window_of
+from ._targets import (
+    check_name,
+    reread_window,
+    resolve_session,
+    resolve_target_session,
+    window_of,
+)
 
 Cells = Annotated[int | None, Field(ge=1, le=10000)]
 Environment = Annotated[
@@ -149,6 +155,8 @@ async def create_window(
     def create() -> BackendWindow:
         if window_name is not None and not window_name:
             raise InvalidArgument("window_name must not be empty", hint="Omit it or name it.")
+        if window_name is not None:
+            check_name("window_name", window_name)
         directory = check_start_directory(start_directory)
         env = parse_environment(environment, suppress_history=suppress_persistent_history)
         session = resolve_target_session(
@@ -323,6 +331,7 @@ async def rename_window(
     def rename() -> BackendWindow:
         if not new_name:
             raise InvalidArgument("new_name must not be empty")
+        check_name("new_name", new_name)
         window = window_of(ctx.backend, server, window_id, window_index, session_name, session_id)
         ctx.backend.rename_window(server, window.window_id, new_name)
         return reread_window(ctx.backend, server, window.window_id, window.session_id)
