@@ -104,8 +104,10 @@ class TmuxBackend(Protocol):
     def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
         """The process group in the foreground of the pane's terminal, where this
         process can see it (the tmux server's processes in its own pid namespace,
-        with procfs); None when it cannot be known. The pane's shell is in the
-        foreground when this equals the pane's pid."""
+        with procfs); None when it cannot be known. The pane's own program is in
+        the foreground when this equals the pane's pid; for a pane started with a
+        command (``default-shell -c COMMAND``) that command counts as the pane's
+        program, so its process group is answered as the pane's pid."""
         ...
 
     def pane_snapshot(

@@ -206,7 +206,16 @@ class ReadOperations(UsesRunner):
         if fields is None or len(fields) < 6 or not fields[5].lstrip(b"-").isdigit():
             return None
         tpgid = int(fields[5])  # the tty's foreground process group
-        return tpgid if tpgid > 0 else None
+        if tpgid <= 0:
+            return None
+        # A pane given a command runs it as ``default-shell -c COMMAND``; a shell
+        # that does not exec its last command (dash) keeps waiting as the pane's
+        # process, and the command is the pane's own program.
+        leader = _stat_fields(tpgid)
+        child = leader is not None and len(leader) > 1 and leader[1] == pane_pid.encode()
+        if child and _runs_a_command(int(pane_pid)):
+            return int(pane_pid)
+        return tpgid
 
     def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
         state = self.pane_state(server, pane_id)
@@ -438,3 +447,13 @@ def _stat_fields(pid: int) -> list[bytes] | None:
             return stat.read().rpartition(b")")[2].split()
     except OSError:
         return None
+
+
+def _runs_a_command(pid: int) -> bool:
+    """The process is ``SHELL -c COMMAND`` (how tmux starts a pane's command)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except OSError:
+        return False
+    return len(argv) >= 3 and argv[1] == b"-c"

@@ -228,7 +228,7 @@ def check_at_prompt(
                 "foreground, not the pane's shell; nothing was typed",
                 hint="Pass nested_shell=true to run the command in it, or exit it first.",
             )
-    if row[: pane.cursor_x] == "> ":
+    if row[: pane.cursor_x].ljust(pane.cursor_x) == "> ":
         raise InvalidArgument(
             f"{where} shows a continuation prompt ('> '): the shell waits for the rest of "
             "an unfinished line (an open quote); nothing was typed",
