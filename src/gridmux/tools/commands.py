@@ -2,8 +2,14 @@
 
 run_command, step by step:
 
-1. Take a capture_since cursor on the pane (it must be alive, not in copy
-   mode, not on the alternate screen, and not the pane this server runs in).
+1. Claim the pane (``_shells.claim``: a compare-and-set of the pane option
+   ``@gridmux-run`` in tmux, so every gridmux process on the server sees it;
+   a pane another run holds is refused), wait for the previous run's prompt,
+   then prove the pane takes a line: alive, not in copy mode, not on the
+   alternate screen, not the pane this server runs in, its foreground
+   program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
+   fish, csh and friends never), no continuation prompt. Otherwise refuse
+   with nothing typed and the claim given back. Take a capture_since cursor.
 2. Type ONE line at the shell prompt, then Enter::
 
        [ ]eval '<command>'; tmux set-option -p -t %N @gridmux-status-T "$?" \\;
@@ -15,7 +21,11 @@ run_command, step by step:
    swallow what follows), and its status is the command's. The ``tmux``
    client reaches the pane's own server through ``$TMUX``: it stores the
    status in a private pane option, signals ``gridmux-T``, and then waits for
-   our acknowledgement before the shell prints its next prompt.
+   our acknowledgement before the shell prints its next prompt. It also
+   schedules, in tmux itself (``run-shell -b -d 5 -C``), an ``if-shell -F``
+   that signals the acknowledgement if the status option is still there after
+   ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell held.
+   After a timed-out run it clears that run's ``x.`` claim.
 3. Wait for ``gridmux-T`` through the backend (tmux holds a signal sent
    before anyone waits, so the order cannot race), in slices of a second,
    checking between slices that the pane is still alive. Completion and the
@@ -44,6 +54,9 @@ run_command, step by step:
    for that prompt; the next run_command in the pane does, if it comes so
    soon that the prompt is not there yet (else its line would be typed
    before the prompt, which would then land on its output's first row).
+   The claim is given back (marked ``x.`` after a timeout: the shell clears
+   it when the command ends; the guard lets a later run take it over once
+   the shell is back at its prompt).
 
 Without a control-mode client every command list is a tmux process, so
 steps 1-5 then go as ONE list (``TmuxBackend.type_and_wait``): the reads,
@@ -55,8 +68,10 @@ are picked out of the second read by walking up from the bottom
 again as in step 4. A timeout, a cancelled call or a shell that is gone
 ends the wait with one more process (``wait-for -S``).
 
-Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt,
-with ``tmux`` on its PATH and ``$TMUX`` set (tmux sets it). Output the
+Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt
+(checked, see step 1; a partial line typed at the prompt is not visible to
+tmux and not detected), with ``tmux`` on its PATH and ``$TMUX`` set (tmux
+sets it). Output the
 shell has written is in the grid by the time tmux handles the signal, since
 the shell writes it before it even starts the tmux client.
 """
