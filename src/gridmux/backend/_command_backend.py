@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 
-from gridmux.errors import InvalidArgument, PaneDead
+from gridmux.errors import InvalidArgument, NotFound, PaneDead
 
 from . import _typed_run as typed_run
 from ._arguments import check_env_name, check_id, check_name, check_swap_words, scope_args
@@ -197,10 +197,13 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         change += [name, new] if new else ["-u", name]
         commands: list[Command] = [
             ["if-shell", "-F", "-t", pane_id, condition, command_text(change)],
-            ["display-message", "-p", "-t", pane_id, current],
+            ["display-message", "-p", "-t", pane_id, f"#{{pane_id}} {current}"],
         ]
-        out = self._run(server, commands, f"claim pane {pane_id} (option {name})")
-        return decode(out).rstrip("\n")
+        what = f"claim pane {pane_id} (option {name})"
+        found, _, value = decode(self._run(server, commands, what)).rstrip("\n").partition(" ")
+        if found != pane_id:  # a control client's display falls back to its own pane
+            raise NotFound(f"cannot {what}: no pane {pane_id}")
+        return value
 
     def set_environment(
         self, server: ServerRef, name: str, value: str, *, session_id: str | None = None

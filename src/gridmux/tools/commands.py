@@ -90,7 +90,14 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import LineToType, PaneSnapshot, PaneState, ServerRef, TypedRun
+from gridmux.backend import (
+    LineToType,
+    PaneInfo,
+    PaneSnapshot,
+    PaneState,
+    ServerRef,
+    TypedRun,
+)
 from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, first, limit_tail
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound
 from gridmux.safety import tool
@@ -227,20 +234,21 @@ async def run_command(
         )
     token = secrets.token_hex(8)
 
-    def read_pane(target: str) -> PaneSnapshot:
-        """The pane's window and screen, once it is checked to take a typed line."""
+    def read_pane(target: str) -> tuple[PaneInfo, PaneSnapshot]:
         try:
             # The window and a sentinel row at least: the typed token pins the
             # output's start, the cursor only narrows the search for it.
-            pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
+            return ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
         except NotFound as exc:
             raise NotFound(f"no pane {target} on this tmux server") from exc
+
+    def check_pane(target: str, pane: PaneInfo, snap: PaneSnapshot) -> None:
+        """The pane takes a typed line now (see the module doc, step 1)."""
         check_typeable(ctx, server, pane)
         foreground = None if nested_shell else ctx.backend.foreground_process_group(server, target)
         state = snap.state
         row = snap.rows[state.history_size + state.cursor_y - snap.top]
         check_at_prompt(pane, row, nested_shell=nested_shell, foreground=foreground)
-        return snap
 
     def begin() -> tuple[str, Claim, PaneSnapshot]:
         """Claim the pane, wait for the previous run's prompt, check the pane."""
@@ -254,9 +262,12 @@ async def run_command(
             raise NotFound(f"no pane {target} on this tmux server") from exc
         try:
             previous = ctx.shells.released.pop((server, target), None)
-            if previous is not None:
+            pane, snap = read_pane(target)
+            if previous is not None and not previous.settled(snap.state):
                 await_prompt(ctx, server, target, previous)
-            return target, held, read_pane(target)
+                pane, snap = read_pane(target)
+            check_pane(target, pane, snap)
+            return target, held, snap
         except BaseException:
             with contextlib.suppress(GridmuxError):
                 give_back(ctx.backend, held, typed=False)
