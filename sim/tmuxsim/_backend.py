@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -52,6 +53,10 @@ from ._values import pane_state as pane_state_value
 
 _CAPTURE_MAX = 32767  # tmux-grid.md §6: larger -S/-E values count as unparsable
 _CAPTURE_MIN = -(2**31)
+
+
+_SWAP_NAME = re.compile(r"@[A-Za-z0-9_-]{1,64}")
+_SWAP_VALUE = re.compile(r"[A-Za-z0-9._-]{0,128}")
 
 
 def socket_path(ref: ServerRef) -> str:
@@ -216,6 +221,12 @@ class SimBackend:
                 untrimmed = tuple(pane.terminal.capture(ustart, None, keep_trailing=True))
                 untrimmed_top, _ = resolve_row_range(state.history_size, state.height, ustart, None)
         return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)
+
+    def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
+        # The simulated shell runs no process groups: its jobs show only as
+        # ``pane_current_command``, which is what run_command's guard reads here.
+        self.server(server).resolve(pane_id)
+        return None
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None
@@ -518,6 +529,25 @@ class SimBackend:
         self.server(server).config.set_option(
             name, value, scope=scope, target=target, global_=global_
         )
+
+    def swap_pane_option(
+        self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
+    ) -> str:
+        if not _SWAP_NAME.fullmatch(name) or not all(
+            _SWAP_VALUE.fullmatch(v) for v in (expected, new)
+        ):
+            raise InvalidArgument(f"not a user option name and plain values: {name!r}")
+        sim = self.server(server)
+        _, _, pane = sim.resolve(pane_id)
+        config = sim.config
+        current = config.show_options(scope="pane", target=pane.pane_id).get(name, "")
+        if current == expected:
+            if new:
+                config.set_option(name, new, scope="pane", target=pane.pane_id, global_=False)
+            elif name in config.show_options(scope="pane", target=pane.pane_id):
+                config.unset_option(name, scope="pane", target=pane.pane_id, global_=False)
+            current = new
+        return current
 
     def set_environment(
         self, server: ServerRef, name: str, value: str, *, session_id: str | None = None

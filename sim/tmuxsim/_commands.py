@@ -31,6 +31,8 @@ ALIASES = {
     "setb": "set-buffer",
     "capturep": "capture-pane",
     "display": "display-message",
+    "run": "run-shell",
+    "if": "if-shell",
 }
 SUPPORTED = "tmuxsim._commands"
 
@@ -50,6 +52,15 @@ def _specs(version: TmuxVersion) -> dict[str, tuple[str, str, str, int, int]]:
         "wait-for": ("S", "", "wait-for [-S] channel", 1, 1),
         "set-option": ("pwsguq", "t", "set-option [-gpqsuw] [-t target] option [value]", 1, 2),
         "set-buffer": ("", "b", "set-buffer [-b buffer-name] data", 1, 1),
+        # Only their tmux-command forms (run-shell -C, if-shell -F) are simulated.
+        "run-shell": ("bC", "dt", "run-shell [-bC] [-d delay] [-t target-pane] [command]", 1, 1),
+        "if-shell": (
+            "bF",
+            "t",
+            "if-shell [-bF] [-t target-pane] condition command [command]",
+            2,
+            3,
+        ),
         "capture-pane": (
             capture,
             "bESt",
@@ -79,6 +90,8 @@ def parse(argv: list[str], version: TmuxVersion) -> Command:
     fits = least <= len(rest) <= most
     if name == "set-option":
         fits = fits and ("u" in flags) == (len(rest) == 1)
+    if (name == "run-shell" and "C" not in flags) or (name == "if-shell" and "F" not in flags):
+        raise GridmuxError(f"tmux: {name} without -C/-F runs a shell: not simulated")
     if not fits:
         raise GridmuxError(f"command {name}: usage: {usage}")
     return name, flags, rest

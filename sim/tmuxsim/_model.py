@@ -90,6 +90,10 @@ class Host(Protocol):
         """``tmux ARGS`` run from ``pane``, a client of this server."""
         ...
 
+    def schedule(self, delay: float, pane: SimPane, argv: list[str]) -> None:
+        """``run-shell -d delay -C``: the tmux command ``argv`` once ``delay`` has passed."""
+        ...
+
 
 _MAX_SIZE = 65535  # new-session -x/-y and resize bounds (USHRT_MAX)
 

@@ -12,13 +12,16 @@ prints its error and ends the list with status 1.
 Simulated commands: ``wait-for [-S] CHANNEL`` (without ``-S`` the client
 blocks until the channel is signalled), ``set-option``/``set`` with
 ``-p -w -s -g -u -q -t``, ``set-buffer``/``setb`` with ``-b``, and
-``capture-pane -p`` and ``display-message -p`` (``_commands``). Flags are
+``capture-pane -p`` and ``display-message -p`` (``_commands``), ``if-shell -F``
+(its command runs next, in this list) and ``run-shell -C [-d delay]`` (its
+format-expanded command runs on the server's clock, ``SimServer.schedule``). Flags are
 those of the server's tmux version. A target defaults to the calling pane,
 as tmux finds it from the client's tty.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -91,6 +94,20 @@ class PaneClient:
         name, flags, rest = command
         if name == "wait-for":
             return self._wait_for(flags, rest[0])
+        if name == "if-shell":
+            pane = self._target(flags)
+            condition = pane.server.expand_format(rest[0], pane)
+            branches = [*rest[1:], ""]
+            text = branches[0] if condition not in ("", "0") else branches[1]
+            version = pane.server.version
+            parsed = [commands.parse(a, version) for a in commands.split(shlex.split(text))]
+            self._commands[:0] = parsed
+            return False
+        if name == "run-shell":
+            pane = self._target(flags)
+            text = pane.server.expand_format(rest[0], pane)  # run-shell expands its argument
+            pane.server.schedule(float(flags.get("d") or 0), pane, shlex.split(text))
+            return False
         if name == "set-option":
             self._set_option(flags, rest)
         elif name == "capture-pane":
@@ -100,6 +117,13 @@ class PaneClient:
         else:
             self._controls.set_buffer(rest[0], flags.get("b"))
         return False
+
+    def _target(self, flags: dict[str, str]) -> SimPane:
+        target = flags.get("t")
+        if not target:
+            return self._pane
+        _, _, pane = self._pane.server.resolve(target)
+        return pane
 
     def _wait_for(self, flags: dict[str, str], channel: str) -> bool:
         server = self._pane.server

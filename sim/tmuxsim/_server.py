@@ -72,6 +72,8 @@ class SimServer(ServerState):
             self.clock.add_listener(self.tick)
         self._ticking = False
         self._tick_again = False
+        #: ``run-shell -d`` commands: (due time, pane, argv), in order of scheduling.
+        self._timers: list[tuple[float, SimPane, list[str]]] = []
         self.config = ServerConfig(self)
         self.controls = Controls(self)
 
@@ -91,6 +93,7 @@ class SimServer(ServerState):
                 self._tick_again = True
                 while self._tick_again and self.alive:
                     self._tick_again = False
+                    self._fire_timers()
                     for pane in self.all_panes():
                         if not (pane.exited or pane.destroyed):
                             pane.program.tick()
@@ -103,7 +106,22 @@ class SimServer(ServerState):
             for pane in self.all_panes()
             if not pane.exited and (d := pane.program.next_deadline()) is not None
         ]
+        deadlines += [due for due, _, _ in self._timers]
         return min(deadlines, default=None)
+
+    def schedule(self, delay: float, pane: SimPane, argv: list[str]) -> None:
+        """``run-shell -d delay -C``: run the tmux command ``argv`` once ``delay`` has passed."""
+        self._timers.append((self.clock.now() + max(delay, 0.0), pane, argv))
+        self._tick_again = True
+
+    def _fire_timers(self) -> None:
+        now = self.clock.now()
+        due = [timer for timer in self._timers if timer[0] <= now]
+        self._timers = [timer for timer in self._timers if timer[0] > now]
+        for _, pane, argv in due:
+            if not pane.destroyed:
+                self.tmux_client(pane, argv).run()  # a command that blocks is dropped
+                self._tick_again = True
 
     # -- creating ----------------------------------------------------------------------
     def new_session(

@@ -20,6 +20,7 @@ This is the layer the server's command groups (``_controls``,
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -172,7 +173,16 @@ class ServerState:
     def expand_format(self, fmt: str, pane: SimPane, *, control: bool = False) -> str:
         """``fmt`` expanded for ``pane``, as a client (``control``: a control-mode
         one attached without ``new-layouts``) would see it."""
-        return expand(fmt, all_variables(pane, control))
+        variables = all_variables(pane, control)
+        # User options, as format_find looks them up: the pane's (falling through
+        # to its window's and the global window table), then the session's.
+        for name in re.findall(r"#\{(@[^}:,]+)\}", fmt):
+            value = pane.options.get(name)
+            if value is None:
+                value = pane.window.session.options.get(name)
+            if value is not None:
+                variables[name] = value
+        return expand(fmt, variables)
 
     # -- destroying ------------------------------------------------------------------------
     def destroy_pane(self, pane: SimPane) -> None:

@@ -24,6 +24,8 @@ from ._types import OptionScope, ServerRef, SplitDirection
 _T = TypeVar("_T")
 
 _SIZE = re.compile(r"[1-9]\d*%?")
+_SWAP_NAME = re.compile(r"@[A-Za-z0-9_-]{1,64}")
+_SWAP_VALUE = re.compile(r"[A-Za-z0-9._-]{0,128}")
 _SCOPE_FLAGS: dict[str, list[str]] = {
     "server": ["-s"],
     "session": [],
@@ -168,3 +170,14 @@ def socket_name(server: ServerRef, socket_path: str) -> str | None:
     if server.socket_path is not None:
         return None
     return server.socket_name or os.path.basename(socket_path)
+
+
+def check_swap_words(name: str, *values: str) -> None:
+    """A compare-and-set's option name and values: plain words, never a format."""
+    if not _SWAP_NAME.fullmatch(name):
+        raise InvalidArgument(f"option {name!r} must be a user option: '@' and a word")
+    for value in values:
+        if not _SWAP_VALUE.fullmatch(value):
+            raise InvalidArgument(
+                f"value {value!r} must be letters, digits, '.', '-' or '_' (128 at most)"
+            )

@@ -21,11 +21,18 @@ from __future__ import annotations
 
 import threading
 
-from gridmux.errors import InvalidArgument, PaneDead
+from gridmux.errors import InvalidArgument, NotFound, PaneDead
 
 from . import _typed_run as typed_run
-from ._arguments import check_env_name, check_id, check_name, scope_args
-from ._commands import Command, command_quote, decode, format_literal, pane_condition
+from ._arguments import check_env_name, check_id, check_name, check_swap_words, scope_args
+from ._commands import (
+    Command,
+    command_quote,
+    command_text,
+    decode,
+    format_literal,
+    pane_condition,
+)
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import TmuxRunner
@@ -175,6 +182,28 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         command = ["set-option", *scope_args(scope, target, global_), "--", name, value]
         where = f" of {target}" if target else (" (global)" if global_ else "")
         self._run(server, [command], f"set {scope} option {name!r}{where}")
+
+    def swap_pane_option(
+        self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
+    ) -> str:
+        check_id("pane", pane_id)
+        check_swap_words(name, expected, new)
+        # One list, and tmux runs a client's list back to back: no other client's
+        # command (another gridmux's swap) can come between the test and the set.
+        # if-shell -F (without -b) runs its command at once, before the next one.
+        current = f"#{{{name}}}"
+        condition = pane_condition(pane_id, f"#{{==:{current},{expected}}}", missing=False)
+        change = ["set-option", "-p", "-t", pane_id]
+        change += [name, new] if new else ["-u", name]
+        commands: list[Command] = [
+            ["if-shell", "-F", "-t", pane_id, condition, command_text(change)],
+            ["display-message", "-p", "-t", pane_id, f"#{{pane_id}} {current}"],
+        ]
+        what = f"claim pane {pane_id} (option {name})"
+        found, _, value = decode(self._run(server, commands, what)).rstrip("\n").partition(" ")
+        if found != pane_id:  # a control client's display falls back to its own pane
+            raise NotFound(f"cannot {what}: no pane {pane_id}")
+        return value
 
     def set_environment(
         self, server: ServerRef, name: str, value: str, *, session_id: str | None = None

@@ -101,6 +101,15 @@ class TmuxBackend(Protocol):
         """
         ...
 
+    def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
+        """The process group in the foreground of the pane's terminal, where this
+        process can see it (the tmux server's processes in its own pid namespace,
+        with procfs); None when it cannot be known. The pane's own program is in
+        the foreground when this equals the pane's pid; for a pane started with a
+        command (``default-shell -c COMMAND``) that command counts as the pane's
+        program, so its process group is answered as the pane's pid."""
+        ...
+
     def pane_snapshot(
         self,
         server: ServerRef,
@@ -367,6 +376,18 @@ class TmuxBackend(Protocol):
         target: str | None = None,
         global_: bool = False,
     ) -> None: ...
+
+    def swap_pane_option(
+        self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
+    ) -> str:
+        """Compare-and-set of the pane user option ``name`` (``@...``), atomically
+        on the tmux server: when it holds ``expected`` (``""``: unset or empty),
+        set it to ``new`` (``""``: unset it). Returns what it holds afterwards,
+        so the caller knows whether the swap was its own. Names and values are
+        letters, digits, ``.``, ``-`` and ``_``. Every gridmux process on the
+        server sees the same option, so this is a lock they all share.
+        """
+        ...
 
     def set_environment(
         self, server: ServerRef, name: str, value: str, *, session_id: str | None = None

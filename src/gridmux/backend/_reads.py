@@ -190,6 +190,33 @@ class ReadOperations(UsesRunner):
         out = self._run(server, [state_command(pane_id)], what)
         return parse_state_line(what, pane_id, out.partition(b"\n")[0])
 
+    def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
+        what = f"read the foreground process of pane {check_id('pane', pane_id)}"
+        out = self._run(
+            server, [["display-message", "-p", "-t", pane_id, "#{pane_pid} #{pid}"]], what
+        )
+        pane_pid, _, server_pid = out.decode("ascii", "replace").strip().partition(" ")
+        if not (pane_pid.isdigit() and server_pid.isdigit()):
+            return None
+        # tmux's own pid names this process's view: another pid namespace (a
+        # container) or a remote server has other processes under those numbers.
+        if _stat_fields(int(server_pid)) is None:
+            return None
+        fields = _stat_fields(int(pane_pid))
+        if fields is None or len(fields) < 6 or not fields[5].lstrip(b"-").isdigit():
+            return None
+        tpgid = int(fields[5])  # the tty's foreground process group
+        if tpgid <= 0:
+            return None
+        # A pane given a command runs it as ``default-shell -c COMMAND``; a shell
+        # that does not exec its last command (dash) keeps waiting as the pane's
+        # process, and the command is the pane's own program.
+        leader = _stat_fields(tpgid)
+        child = leader is not None and len(leader) > 1 and leader[1] == pane_pid.encode()
+        if child and _runs_a_command(int(pane_pid)):
+            return int(pane_pid)
+        return tpgid
+
     def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
         state = self.pane_state(server, pane_id)
         deadline = time.monotonic() + grace
@@ -411,3 +438,22 @@ class ReadOperations(UsesRunner):
         else:
             commands = [["show-hooks", *scope_args(scope, target, global_)]]
         return parse_hooks(decode(self._run(server, commands, what)))
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """``/proc/PID/stat`` after the command name: state, ppid, pgrp, session, tty, tpgid, ..."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+
+
+def _runs_a_command(pid: int) -> bool:
+    """The process is ``SHELL -c COMMAND`` (how tmux starts a pane's command)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            argv = cmdline.read().split(b"\0")
+    except OSError:
+        return False
+    return len(argv) >= 3 and argv[1] == b"-c"

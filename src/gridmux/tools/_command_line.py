@@ -14,6 +14,7 @@ from gridmux.capture import Cursor, RowMemory, advance
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
 from ._context import ToolContext, tool_error
+from ._shells import CLAIM_OPTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +33,26 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+#: Seconds after which tmux itself lets a held shell go if nobody acknowledged
+#: (the gridmux that typed the line died): the hold never wedges the pane.
+HOLD_LIMIT = 5
+
+
 def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool) -> TypedLine:
     status, done, ack = f"@gridmux-status-{token}", f"gridmux-{token}", f"gridmux-{token}-ack"
+    # run-shell expands its argument as a format once (## -> #); the delayed if-shell
+    # then signals the ack only while the status is still there, i.e. the shell
+    # still waits: an acknowledged run leaves no signal behind.
+    still_held = f"##{{!=:##{{{status}}},}}"
+    release = f"if -F -t {pane_id} '{still_held}' 'wait-for -S {ack}'"
     suffix = (
         f'; tmux set-option -p -t {pane_id} {status} "$?"'
+        f' \\; run-shell -b -d {HOLD_LIMIT} -C "{release}"'
         f" \\; wait-for -S {done} \\; wait-for {ack}"
         f" \\; set-option -p -u -t {pane_id} {status}"
+        # A run that timed out left its claim to the shell (``_shells``).
+        f" \\; if -F -t {pane_id} '#{{==:#{{{CLAIM_OPTION}}},x.{token}}}'"
+        f" 'set -p -u -t {pane_id} {CLAIM_OPTION}'"
     )
     text = (" " if suppress_history else "") + "eval " + shell_quote(command) + suffix
     return TypedLine(text, status, done, ack, squash(suffix))
@@ -136,9 +151,17 @@ def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:
         )
 
 
-def busy_error(target: str) -> InvalidArgument:
+def busy_error(target: str, abandoned: bool = False) -> InvalidArgument:
+    if abandoned:
+        return InvalidArgument(
+            f"pane {target} is still running a command from an earlier run_command "
+            "that timed out; nothing was typed",
+            hint="Wait for it (wait_for_text or capture_since), stop it with send_keys "
+            "C-c, or use another pane.",
+        )
     return InvalidArgument(
-        f"pane {target} is already running a command from run_command",
+        f"pane {target} is already running a command from run_command (this or another "
+        "gridmux process); nothing was typed",
         hint="Wait for that call to finish, or use another pane.",
     )
 
@@ -161,6 +184,56 @@ def checked(check: Callable[[], None]) -> None:
         check()
     except GridmuxError as exc:
         raise tool_error(exc) from exc
+
+
+#: Shells whose syntax run_command's typed line is written in.
+POSIX_SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "oksh", "ash", "yash", "posh"}
+)
+#: Shells it refuses: their syntax is not POSIX (``$?``, ``eval '...'``, ``\\;``).
+OTHER_SHELLS = frozenset(
+    {"fish", "csh", "tcsh", "nu", "pwsh", "xonsh", "elvish", "rc", "es", "ion", "murex"}
+)
+
+
+def check_at_prompt(
+    pane: PaneInfo,
+    row: str,
+    *,
+    nested_shell: bool,
+    foreground: int | None,
+) -> None:
+    """The pane's foreground is its POSIX shell, at its prompt (``row`` is the
+    cursor's row): else an error that says what the pane does instead."""
+    where = f"pane {pane.pane_id}"
+    program = pane.current_command.lstrip("-")
+    if program in OTHER_SHELLS:
+        raise InvalidArgument(
+            f"{where} runs {program}, which run_command does not support: it types POSIX "
+            "shell syntax (sh, bash, zsh, dash, ksh)",
+            hint="Drive it with send_keys, or start a POSIX shell (e.g. bash) in the pane.",
+        )
+    if not nested_shell:
+        if program not in POSIX_SHELLS:
+            raise InvalidArgument(
+                f"{where} is running {program or 'a program'!r} in the foreground, not a "
+                "shell at its prompt: typed text would go to that program; nothing was typed",
+                hint="Wait for it to finish (wait_for_text), stop it with send_keys C-c, or "
+                "use another pane. If it is a POSIX shell you reached through it (ssh, "
+                "sudo -s, a nested shell), pass nested_shell=true.",
+            )
+        if foreground is not None and pane.pid is not None and foreground != pane.pid:
+            raise InvalidArgument(
+                f"{where}: a {program} started from the pane's own shell is in the "
+                "foreground, not the pane's shell; nothing was typed",
+                hint="Pass nested_shell=true to run the command in it, or exit it first.",
+            )
+    if row[: pane.cursor_x].ljust(pane.cursor_x) == "> ":
+        raise InvalidArgument(
+            f"{where} shows a continuation prompt ('> '): the shell waits for the rest of "
+            "an unfinished line (an open quote); nothing was typed",
+            hint="Cancel that line with send_keys C-c, then call run_command again.",
+        )
 
 
 def check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:

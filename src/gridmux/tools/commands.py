@@ -2,8 +2,14 @@
 
 run_command, step by step:
 
-1. Take a capture_since cursor on the pane (it must be alive, not in copy
-   mode, not on the alternate screen, and not the pane this server runs in).
+1. Claim the pane (``_shells.claim``: a compare-and-set of the pane option
+   ``@gridmux-run`` in tmux, so every gridmux process on the server sees it;
+   a pane another run holds is refused), wait for the previous run's prompt,
+   then prove the pane takes a line: alive, not in copy mode, not on the
+   alternate screen, not the pane this server runs in, its foreground
+   program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
+   fish, csh and friends never), no continuation prompt. Otherwise refuse
+   with nothing typed and the claim given back. Take a capture_since cursor.
 2. Type ONE line at the shell prompt, then Enter::
 
        [ ]eval '<command>'; tmux set-option -p -t %N @gridmux-status-T "$?" \\;
@@ -15,7 +21,11 @@ run_command, step by step:
    swallow what follows), and its status is the command's. The ``tmux``
    client reaches the pane's own server through ``$TMUX``: it stores the
    status in a private pane option, signals ``gridmux-T``, and then waits for
-   our acknowledgement before the shell prints its next prompt.
+   our acknowledgement before the shell prints its next prompt. It also
+   schedules, in tmux itself (``run-shell -b -d 5 -C``), an ``if-shell -F``
+   that signals the acknowledgement if the status option is still there after
+   ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell held.
+   After a timed-out run it clears that run's ``x.`` claim.
 3. Wait for ``gridmux-T`` through the backend (tmux holds a signal sent
    before anyone waits, so the order cannot race), in slices of a second,
    checking between slices that the pane is still alive. Completion and the
@@ -44,6 +54,9 @@ run_command, step by step:
    for that prompt; the next run_command in the pane does, if it comes so
    soon that the prompt is not there yet (else its line would be typed
    before the prompt, which would then land on its output's first row).
+   The claim is given back (marked ``x.`` after a timeout: the shell clears
+   it when the command ends; the guard lets a later run take it over once
+   the shell is back at its prompt).
 
 Without a control-mode client every command list is a tmux process, so
 steps 1-5 then go as ONE list (``TmuxBackend.type_and_wait``): the reads,
@@ -55,8 +68,10 @@ are picked out of the second read by walking up from the bottom
 again as in step 4. A timeout, a cancelled call or a shell that is gone
 ends the wait with one more process (``wait-for -S``).
 
-Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt,
-with ``tmux`` on its PATH and ``$TMUX`` set (tmux sets it). Output the
+Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt
+(checked, see step 1; a partial line typed at the prompt is not visible to
+tmux and not detected), with ``tmux`` on its PATH and ``$TMUX`` set (tmux
+sets it). Output the
 shell has written is in the grid by the time tmux handles the signal, since
 the shell writes it before it even starts the tmux client.
 """
@@ -75,15 +90,23 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from pydantic import Field
 
-from gridmux.backend import LineToType, PaneSnapshot, PaneState, ServerRef, TypedRun
+from gridmux.backend import (
+    LineToType,
+    PaneInfo,
+    PaneSnapshot,
+    PaneState,
+    ServerRef,
+    TypedRun,
+)
 from gridmux.capture import FOLLOW_PLAN, WINDOW, Cursor, first, limit_tail
-from gridmux.errors import InvalidArgument, NotFound
+from gridmux.errors import GridmuxError, InvalidArgument, NotFound
 from gridmux.safety import tool
 
 from ._command_line import (
     Output,
     TypedLine,
     busy_error,
+    check_at_prompt,
     check_not_caller,
     check_typeable,
     checked,
@@ -99,7 +122,7 @@ from ._observe_models import (
 )
 from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import guarded
-from ._shells import Released
+from ._shells import Busy, Claim, Released, claim, give_back
 from ._waiting import Progress, Timeout
 
 #: Longest single wait on the channel between two liveness checks.
@@ -159,6 +182,15 @@ async def run_command(
         bool,
         Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
     ] = True,
+    nested_shell: Annotated[
+        bool,
+        Field(
+            description="The pane's foreground program is a POSIX shell other than the "
+            "pane's own (ssh to a host, sudo -s, a shell started in the shell): type "
+            "into it anyway. Off, run_command refuses any foreground program but the "
+            "pane's own shell."
+        ),
+    ] = False,
     socket_name: SocketName = None,
     socket_path: SocketPath = None,
     *,
@@ -174,10 +206,14 @@ async def run_command(
     shell itself, so cd and export persist. On timeout the result says
     timed_out (not an error) with the output so far; the command keeps
     running (still_running) and the pane stays usable -- send C-c with
-    send_keys to stop it. The pane must be a POSIX shell at its prompt
-    (not a full-screen program or copy mode). max_lines keeps the newest
-    lines. For long-running programs you only watch, use capture_since
-    or wait_for_text instead.
+    send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
+    dash, ksh) at its prompt: a pane running another program (cat, vim,
+    python, sudo's password prompt), in copy mode, on the alternate screen,
+    at a continuation prompt, or running another run_command is refused and
+    nothing is typed (nested_shell=true for a shell reached through ssh or
+    started in the pane's shell). max_lines keeps the newest lines. For
+    long-running programs you only watch, use capture_since or wait_for_text
+    instead.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)
@@ -198,49 +234,73 @@ async def run_command(
         )
     token = secrets.token_hex(8)
 
-    def begin() -> tuple[str, Cursor]:
-        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-        snap = read_pane(target)
-        key = (server, target)
-        if key in ctx.shells.busy:
-            raise busy_error(target)
-        previous = ctx.shells.released.pop(key, None)
-        if previous is not None and not previous.settled(snap.state):
-            await_prompt(ctx, server, target, previous)
-            snap = read_pane(target)
-        return target, first(snap, memory=ctx.row_memory).cursor
-
-    def read_pane(target: str) -> PaneSnapshot:
-        """The pane's window and screen, once it is checked to take a typed line."""
+    def read_pane(target: str) -> tuple[PaneInfo, PaneSnapshot]:
         try:
             # The window and a sentinel row at least: the typed token pins the
             # output's start, the cursor only narrows the search for it.
-            pane, snap = ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
+            return ctx.backend.pane_snapshot(server, target, start=-(WINDOW + 1))
         except NotFound as exc:
             raise NotFound(f"no pane {target} on this tmux server") from exc
-        check_typeable(ctx, server, pane)
-        return snap
 
-    if ctx.backend.typed_runs_in_one_list():
-        where = (pane_id, session_name, session_id, window_id)
-        target = await ctx.call(lambda: ctx.pane_target(server, *where))
-        line = typed_line(command, target, token, suppress_history=suppress_history)
-        return await _run_in_one_list(
-            ctx, server, target, line, started, timeout, max_lines, context
-        )
-    target, cursor = await ctx.call(guarded(begin))
+    def check_pane(target: str, pane: PaneInfo, snap: PaneSnapshot) -> None:
+        """The pane takes a typed line now (see the module doc, step 1)."""
+        check_typeable(ctx, server, pane)
+        foreground = None if nested_shell else ctx.backend.foreground_process_group(server, target)
+        state = snap.state
+        row = snap.rows[state.history_size + state.cursor_y - snap.top]
+        check_at_prompt(pane, row, nested_shell=nested_shell, foreground=foreground)
+
+    def begin() -> tuple[str, Claim, PaneSnapshot]:
+        """Claim the pane, wait for the previous run's prompt, check the pane."""
+        target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        check_not_caller(ctx, server, target)
+        try:
+            held = claim(ctx.backend, server, target, token)
+        except Busy as exc:
+            raise busy_error(target, exc.abandoned) from None
+        except NotFound as exc:
+            raise NotFound(f"no pane {target} on this tmux server") from exc
+        try:
+            previous = ctx.shells.released.pop((server, target), None)
+            pane, snap = read_pane(target)
+            if previous is not None and not previous.settled(snap.state):
+                await_prompt(ctx, server, target, previous)
+                pane, snap = read_pane(target)
+            check_pane(target, pane, snap)
+            return target, held, snap
+        except BaseException:
+            with contextlib.suppress(GridmuxError):
+                give_back(ctx.backend, held, typed=False)
+            raise
+
+    target, held, snap = await ctx.call(guarded(begin))
     line = typed_line(command, target, token, suppress_history=suppress_history)
-    key = (server, target)
-    ctx.shells.busy.add(key)
+    outcome: list[RunCommandResult] = []
+    typed = False
     try:
-        await ctx.call(
-            lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
-        )
-        return await _finish(
-            ctx, server, target, cursor, line, started, timeout, max_lines, context
-        )
+        if ctx.backend.typed_runs_in_one_list():
+            typed = True  # the list may type it, whatever else happens
+            outcome.append(
+                await _run_in_one_list(
+                    ctx, server, target, line, started, timeout, max_lines, context
+                )
+            )
+        else:
+            cursor = first(snap, memory=ctx.row_memory).cursor
+            await ctx.call(
+                lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
+            )
+            typed = True
+            outcome.append(
+                await _finish(
+                    ctx, server, target, cursor, line, started, timeout, max_lines, context
+                )
+            )
     finally:
-        ctx.shells.busy.discard(key)
+        abandoned = bool(outcome) and outcome[0].still_running
+        with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+            await ctx.call(lambda: give_back(ctx.backend, held, abandoned=abandoned, typed=typed))
+    return outcome[0]
 
 
 async def _finish(
@@ -289,45 +349,29 @@ async def _run_in_one_list(
 ) -> RunCommandResult:
     """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
     the reads before typing, the typing, the wait and the reads after it,
-    for a backend that starts a tmux process per list."""
-    checked(lambda: check_not_caller(ctx, server, target))
-    key = (server, target)
-    if key in ctx.shells.busy:
-        raise tool_error(busy_error(target))
-    previous = ctx.shells.released.pop(key, None)
-    settled_from = None
-    if previous is not None and time.monotonic() < previous.deadline:
-        settled_from = previous.held
+    for a backend that starts a tmux process per list. The pane is claimed
+    and checked already; the list checks again that it takes a line."""
     shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
     progress = Progress(context, started, timeout, f"running a command in pane {target}")
-    ctx.shells.busy.add(key)
-    try:
-        await progress.report(force=True)
-        run = await _type_and_wait(ctx, server, target, shell, settled_from, timeout, progress)
-        if not run.typed:
-            checked(lambda: check_typeable(ctx, server, run.pane))
-            # It takes a line, so the previous prompt was not drawn yet.
-            if previous is not None:
-                await ctx.call(lambda: await_prompt(ctx, server, target, previous))
-            run = await _type_and_wait(ctx, server, target, shell, None, timeout, progress)
-            checked(lambda: check_typeable(ctx, server, run.pane))
-        if run.after is None or not run.typed:
-            raise tool_error(
-                InvalidArgument(f"pane {target} did not take the command line; nothing ran")
-            )
-        after, joined = run.after, run.joined
-        status = None if run.status is None else parse_status(run.status)
-        if status is None and after.state.dead:
-            dead = await ctx.call(lambda: _reaped(ctx, server, target, after.state))
-            raise tool_error(shell_exited(target, dead))
-        cursor = first(run.before, memory=ctx.row_memory).cursor
-        output = await ctx.call(
-            guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
+    await progress.report(force=True)
+    run = await _type_and_wait(ctx, server, target, shell, None, timeout, progress)
+    if not run.typed:
+        checked(lambda: check_typeable(ctx, server, run.pane))
+    if run.after is None or not run.typed:
+        raise tool_error(
+            InvalidArgument(f"pane {target} did not take the command line; nothing ran")
         )
-        ctx.shells.released[key] = Released(output.held, time.monotonic() + _SETTLE)
-        return _result(target, status, output, started, timeout, max_lines)
-    finally:
-        ctx.shells.busy.discard(key)
+    after, joined = run.after, run.joined
+    status = None if run.status is None else parse_status(run.status)
+    if status is None and after.state.dead:
+        dead = await ctx.call(lambda: _reaped(ctx, server, target, after.state))
+        raise tool_error(shell_exited(target, dead))
+    cursor = first(run.before, memory=ctx.row_memory).cursor
+    output = await ctx.call(
+        guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
+    )
+    ctx.shells.released[(server, target)] = Released(output.held, time.monotonic() + _SETTLE)
+    return _result(target, status, output, started, timeout, max_lines)
 
 
 async def _type_and_wait(

@@ -1,0 +1,161 @@
+"""run_command on a real tmux server: concurrent callers from two gridmux
+servers (each with its own backend, as two processes would be), nested
+shells and the shells run_command supports."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Any
+
+import anyio
+import libtmux
+import pytest
+from fastmcp import Client
+
+from gridmux import Settings, create_server
+from gridmux.backend import ServerRef
+from gridmux.backend._command_backend import TmuxCommandBackend
+from gridmux.tools._shells import CLAIM_OPTION
+from tests.mcp_calls import call, call_error
+
+from .conftest import WaitUntil, control_mode
+
+pytestmark = pytest.mark.tmux
+
+
+async def test_a_second_gridmux_is_refused_while_the_first_runs(
+    tmux_bin: str,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    pane: str,
+) -> None:
+    # Issue 16.7: the busy check was per process (and racy), so a second caller
+    # typed into the pane and both got each other's output.
+    other = TmuxCommandBackend(tmux_bin, control_mode=control_mode())
+    settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
+    first: dict[str, Any] = {}
+    try:
+        async with Client(create_server(other, settings)) as second:
+
+            async def run_first() -> None:
+                first.update(
+                    await call(client, "run_command", command="sleep 1; echo first", pane_id=pane)
+                )
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(run_first)
+                with anyio.fail_after(10):  # the first command runs
+                    while backend.list_panes(tmux_server)[0].current_command != "sleep":
+                        await anyio.sleep(0.01)
+                error = await call_error(second, "run_command", command="echo second", pane_id=pane)
+            assert "already running a command from run_command" in error
+            assert (first["exit_status"], first["output"]) == (0, ["first"])
+            after = await call(second, "run_command", command="echo second", pane_id=pane)
+            assert after["output"] == ["second"]
+    finally:
+        other.close()
+    assert CLAIM_OPTION not in backend.show_options(tmux_server, scope="pane", target=pane)
+
+
+async def test_concurrent_calls_on_one_pane_never_mix_output(
+    client: Client,  # type: ignore[type-arg]
+    pane: str,
+) -> None:
+    # Six at once from one client: each either runs alone (its own line, exactly)
+    # or is refused as busy; none returns another's output.
+    outputs: dict[int, list[str]] = {}
+    refusals: dict[int, str] = {}
+
+    async def one(i: int) -> None:
+        answer = await client.call_tool(
+            "run_command", {"command": f"echo out-{i}", "pane_id": pane}, raise_on_error=False
+        )
+        if answer.is_error:
+            refusals[i] = str(answer.content[0])
+        else:
+            assert answer.structured_content is not None
+            outputs[i] = answer.structured_content["output"]
+
+    async with anyio.create_task_group() as group:
+        for i in range(6):
+            group.start_soon(one, i)
+    assert outputs, refusals
+    assert all(lines == [f"out-{i}"] for i, lines in outputs.items()), outputs
+    assert all("already running a command" in text for text in refusals.values()), refusals
+
+
+async def test_a_nested_shell_needs_nested_shell(
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    pane: str,
+) -> None:
+    backend.send_keys(tmux_server, pane, "PS1='nested$ ' sh", enter=True)
+    wait_until(
+        lambda: backend.snapshot(tmux_server, pane).rows[1] == "nested$",
+        what="the nested shell's prompt",
+    )
+    error = await call_error(client, "run_command", command="echo x", pane_id=pane)
+    assert "started from the pane's own shell" in error and "nested_shell" in error
+    out = await call(
+        client, "run_command", command="echo in-nested", pane_id=pane, nested_shell=True
+    )
+    assert (out["exit_status"], out["output"]) == (0, ["in-nested"])
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+async def test_supported_shells(
+    shell: str,
+    server: libtmux.Server,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+) -> None:
+    path = shutil.which(shell)
+    assert path is not None, f"{shell} is part of the test machine's setup"
+    command = f"{path} --norc --noprofile -i" if shell == "bash" else f"{path} -i"
+    session = server.new_session(
+        shell,
+        x=80,
+        y=24,
+        environment={"PS1": "$ ", "HISTFILE": "/dev/null"},
+        window_command=command,
+    )
+    pane = session.active_pane
+    assert pane is not None and pane.pane_id is not None
+    pane_id = pane.pane_id
+    wait_until(
+        lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "$", what=f"{shell}'s prompt"
+    )
+    ok = await call(client, "run_command", command="cd /; echo a; echo b", pane_id=pane_id)
+    assert (ok["exit_status"], ok["output"]) == (0, ["a", "b"])
+    failed = await call(client, "run_command", command="pwd; (exit 3)", pane_id=pane_id)
+    assert (failed["exit_status"], failed["output"]) == (3, ["/"])
+    quiet = await call(client, "run_command", command="true", pane_id=pane_id)
+    assert (quiet["exit_status"], quiet["output"]) == (0, [])
+
+
+async def test_an_unsupported_shell_is_refused(
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    pane: str,
+) -> None:
+    # A program whose argv[0] is fish stands in for fish (not installed here):
+    # the guard goes by the foreground program's name, as tmux reports it.
+    become_fish = "import os; os.execv('/bin/cat', ['fish'])"
+    backend.send_keys(tmux_server, pane, f'{sys.executable} -c "{become_fish}"', enter=True)
+    wait_until(
+        lambda: backend.list_panes(tmux_server)[0].current_command == "fish",
+        what="fish in the foreground",
+    )
+    before = backend.snapshot(tmux_server, pane, start="-").rows
+    error = await call_error(client, "run_command", command="echo x", pane_id=pane)
+    assert "runs fish, which run_command does not support" in error
+    assert backend.snapshot(tmux_server, pane, start="-").rows == before
