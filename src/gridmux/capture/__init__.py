@@ -14,13 +14,22 @@ from ._core import (
     first,
     parse_cursor,
 )
-from ._cursor import PREFIX, SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import (
+    MAX_LENGTH,
+    PREFIX,
+    SENTINEL_OFFSETS,
+    WINDOW,
+    Cursor,
+    CursorFormatError,
+    row_hash,
+)
 from ._limits import Limited, limit_tail, line_cost
 from ._rows import RowMemory
 
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
+    "MAX_LENGTH",
     "MIN_EVIDENCE",
     "PREFIX",
     "SENTINEL_OFFSETS",

@@ -62,7 +62,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ._cursor import SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import (
+    ANCHOR_DIGEST,
+    SENTINEL_DIGEST,
+    SENTINEL_OFFSETS,
+    WINDOW,
+    Cursor,
+    CursorFormatError,
+    fits,
+    row_hash,
+    window_digests,
+)
 from ._rows import RowMemory, Rows
 
 #: fewest surviving window rows that may vouch for a position after trimming
@@ -211,7 +221,7 @@ def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None 
         top = 0 if not cursor.sentinels else state.history_size
         return _visible(rows, state, lines_missed=True, top=top)
     anchor_text = rows.text(position)
-    changed = row_hash(anchor_text) != cursor.anchor_hash
+    changed = not row_hash(anchor_text).startswith(cursor.anchor_hash)
     rewrite = cursor.shown and changed
     # A row not delivered yet is delivered now (an empty cursor row is left out below).
     include_anchor = rewrite or not cursor.shown
@@ -273,7 +283,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     found: list[int] = []
     for p in rows.rows_after(window[-1], MIN_EVIDENCE - 1):
         m = min(k, p)
-        if rows.hash_range(p - m, p) == window[k - m :]:
+        if fits(rows.hash_range(p - m, p), window[k - m :]):
             found.append(p)
             if len(found) > 1:
                 return None
@@ -284,7 +294,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     # true position, which then is no candidate: a single match proves
     # nothing if the top rows could be the window's surviving tail ...
     for p in range(1, min(MIN_EVIDENCE, position)):
-        if rows.hash_range(0, p) == window[k - p :]:
+        if fits(rows.hash_range(0, p), window[k - p :]):
             return None
     # ... or if the match is a replay of the window rows after trimming took
     # the originals: then the rows above it differ from those that were above
@@ -298,7 +308,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
         row = position - k - SENTINEL_OFFSETS[index]
         if row < 0:
             break
-        if rows.hash_at(row) != sentinel:
+        if not rows.hash_at(row).startswith(sentinel):
             return None
         retained = True
     return position if retained or untrimmed else None
@@ -328,8 +338,10 @@ def _unchanged(cursor: Cursor, rows: Rows, state: StateView) -> bool:
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
         and _untrimmed(state)
-        and rows.hash_range(anchor - len(cursor.window), anchor + 1)
-        == (*cursor.window, cursor.anchor_hash)
+        and fits(
+            rows.hash_range(anchor - len(cursor.window), anchor + 1),
+            (*cursor.window, cursor.anchor_hash),
+        )
     )
 
 
@@ -356,7 +368,7 @@ def _full_screen(rows: Rows, state: StateView, *, lines_missed: bool) -> Reading
 def _cursor_at(rows: Rows, state: StateView, shown: bool) -> Cursor:
     anchor = state.history_size + state.cursor_y
     k = min(WINDOW, anchor - rows.top)
-    window = rows.hash_range(anchor - k, anchor)
+    window = window_digests(rows.hash_range(anchor - k, anchor))
     if window:
         rows.remember(anchor - 1)
     return Cursor(
@@ -364,13 +376,11 @@ def _cursor_at(rows: Rows, state: StateView, shown: bool) -> Cursor:
         pane_id=state.pane_id,
         pane_pid=state.pid,
         width=state.width,
-        height=state.height,
         history_size=state.history_size,
-        history_limit=state.history_limit,
         anchor=anchor,
         alternate_on=state.alternate_on,
         shown=shown,
-        anchor_hash=row_hash(rows.text(anchor)),
+        anchor_hash=row_hash(rows.text(anchor))[:ANCHOR_DIGEST],
         window=window,
         reflow_cells=_reflow_cells(rows, anchor, len(window), state.width),
         sentinels=_sentinels(rows, anchor - len(window)),
@@ -384,7 +394,7 @@ def _sentinels(rows: Rows, window_top: int) -> tuple[bytes, ...]:
         row = window_top - offset
         if row < rows.top:
             break
-        kept.append(rows.hash_at(row))
+        kept.append(rows.hash_at(row)[:SENTINEL_DIGEST])
     return tuple(kept)
 
 
