@@ -1,9 +1,12 @@
 """The sans-IO core of ``capture_since`` (standard library only; a test enforces it)."""
 
+from ._bounded import HEAD, Ledgers, advance_bounded, bounded_plan
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
+    LEDGER_MIN,
     MIN_EVIDENCE,
+    REACH,
     CursorRejected,
     Reading,
     ReadPlan,
@@ -29,14 +32,18 @@ from ._rows import RowMemory
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
+    "HEAD",
+    "LEDGER_MIN",
     "MAX_LENGTH",
     "MIN_EVIDENCE",
     "PREFIX",
+    "REACH",
     "SENTINEL_OFFSETS",
     "WINDOW",
     "Cursor",
     "CursorFormatError",
     "CursorRejected",
+    "Ledgers",
     "Limited",
     "ReadPlan",
     "Reading",
@@ -45,6 +52,8 @@ __all__ = [
     "SnapshotView",
     "StateView",
     "advance",
+    "advance_bounded",
+    "bounded_plan",
     "first",
     "limit_tail",
     "line_cost",

@@ -57,6 +57,7 @@ a program draws below its cursor is delivered once the cursor passes it.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -77,6 +78,12 @@ from ._rows import RowMemory, Rows
 
 #: fewest surviving window rows that may vouch for a position after trimming
 MIN_EVIDENCE = 6
+#: Rows above the screen a bounded follow-up reads: the window, every
+#: sentinel and some rows of new output (``gridmux.capture._bounded``).
+REACH = WINDOW + SENTINEL_OFFSETS[-1] + 64
+#: Below this many history rows a full read costs what a bounded one does,
+#: and no ledger is kept.
+LEDGER_MIN = REACH
 
 
 class StateView(Protocol):
@@ -141,6 +148,8 @@ class ReadPlan:
     start: int | Literal["-"]
     end: int | Literal["-"] | None
     untrimmed_start: int | None = None
+    #: ``-E`` of the oldest rows to read as well (``SnapshotView.head``), if any
+    head_end: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +159,9 @@ class Reading:
     lines_missed: bool
     first_line_rewritten: bool
     alternate_on: bool
+    #: the new cursor's ledger (``gridmux.capture._bounded``), when the read
+    #: saw every history row
+    ledger: bytes | None = None
 
 
 #: The new cursor's window may start WINDOW rows above the screen, and the
@@ -178,7 +190,9 @@ def parse_cursor(text: str, *, pane_id: str | None) -> Cursor:
     return cursor
 
 
-def first(snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading:
+def first(
+    snapshot: SnapshotView, *, memory: RowMemory | None = None, keep_ledger: bool = False
+) -> Reading:
     """Start observing: the visible screen up to the cursor row, and a cursor.
 
     ``memory`` (the caller's, kept across calls) speeds up later follow-ups;
@@ -188,16 +202,40 @@ def first(snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading
     rows = Rows(snapshot, memory)
     if state.alternate_on:
         return _full_screen(rows, state, lines_missed=False)
-    return _visible(rows, state, lines_missed=False)
+    reading = _visible(rows, state, lines_missed=False)
+    return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
-def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading:
-    """Everything written or rewritten since ``cursor``, or an honest miss."""
+def advance(
+    cursor: Cursor,
+    snapshot: SnapshotView,
+    *,
+    memory: RowMemory | None = None,
+    keep_ledger: bool = False,
+) -> Reading:
+    """Everything written or rewritten since ``cursor``, or an honest miss.
+
+    With ``keep_ledger`` the reading carries the new cursor's ledger (for a
+    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row."""
     state = snapshot.state
     _check_identity(cursor, state)
     if snapshot.top != 0:
         raise ValueError("advance() needs a snapshot of every retained row (FOLLOW_PLAN)")
     rows = Rows(snapshot, memory)
+    reading = _advance(cursor, rows, state)
+    return with_ledger(reading, rows, state) if keep_ledger else reading
+
+
+def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
+    """``reading`` with the ledger of its cursor when ``rows`` hold every
+    history row of a history long enough for a bounded follow-up to pay."""
+    if rows.top != 0 or state.alternate_on or state.history_size <= LEDGER_MIN:
+        return reading
+    ledger = b"".join(rows.hash_range(0, state.history_size))
+    return dataclasses.replace(reading, ledger=ledger)
+
+
+def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
     if state.alternate_on:
         # A full-screen program owns the screen; there is no transcript to diff.
         return _full_screen(rows, state, lines_missed=True)
@@ -220,6 +258,12 @@ def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None 
         # otherwise from the visible screen.
         top = 0 if not cursor.sentinels else state.history_size
         return _visible(rows, state, lines_missed=True, top=top)
+    return deliver(cursor, rows, state, position)
+
+
+def deliver(cursor: Cursor, rows: Rows, state: StateView, position: int) -> Reading:
+    """The delta from the anchor's proven ``position`` (at most the new anchor)."""
+    new_anchor = state.history_size + state.cursor_y
     anchor_text = rows.text(position)
     changed = not row_hash(anchor_text).startswith(cursor.anchor_hash)
     rewrite = cursor.shown and changed
