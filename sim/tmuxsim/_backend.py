@@ -199,7 +199,6 @@ class SimBackend:
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
-        head_end: int | None = None,
     ) -> PaneSnapshot:
         start, end = _bound(start, "start"), _bound(end, "end")
         sim = self.server(server)
@@ -216,10 +215,7 @@ class SimBackend:
                 ustart = _bound(untrimmed_start, "untrimmed_start")
                 untrimmed = tuple(pane.terminal.capture(ustart, None, keep_trailing=True))
                 untrimmed_top, _ = resolve_row_range(state.history_size, state.height, ustart, None)
-            head: tuple[str, ...] = ()
-            if head_end is not None:
-                head = tuple(pane.terminal.capture("-", _bound(head_end, "head_end")))
-        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, head)
+        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None

@@ -12,7 +12,6 @@ from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.capture import (
     FIRST_PLAN,
     FOLLOW_PLAN,
-    HEAD,
     REACH,
     Cursor,
     Ledgers,
@@ -23,7 +22,6 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
-from gridmux.capture._bounded import HEAD_SLACK
 from gridmux.capture._cursor import HASH_SIZE, row_hash
 from tmuxsim import SimBackend
 
@@ -61,7 +59,6 @@ class Pane:
             start=plan.start,
             end=plan.end,
             untrimmed_start=plan.untrimmed_start,
-            head_end=plan.head_end,
         )
 
     def first(self) -> Reading:
@@ -70,7 +67,7 @@ class Pane:
     def follow(self, cursor: Cursor) -> Reading:
         ledger = self.ledgers.get(cursor.encode())
         if ledger is not None:
-            snap = self.snapshot(bounded_plan(cursor))
+            snap = self.snapshot(bounded_plan())
             if snap.top == 0:  # every row is in the snapshot: the content proof
                 self.full += 1
                 return self.keep(advance(cursor, snap, keep_ledger=True))
@@ -126,18 +123,18 @@ def test_a_few_new_lines_are_read_without_the_history(history: int) -> None:
     assert (pane.bounded, pane.full) == (5, 1)
 
 
-def test_the_plan_reads_the_oldest_rows_and_the_rows_near_the_screen() -> None:
+def test_the_plan_reads_the_rows_near_the_screen() -> None:
     pane = Pane()
-    cursor = started(pane, 3000)
-    plan = bounded_plan(cursor)
-    assert (plan.start, plan.end) == (-REACH, None)
+    started(pane, 3000)
+    plan = bounded_plan()
+    assert (plan.start, plan.end, plan.untrimmed_start) == (
+        -REACH,
+        None,
+        FIRST_PLAN.untrimmed_start,
+    )
     pane.lines("new", 3)
     snap = pane.snapshot(plan)
-    history = snap.state.history_size
-    assert snap.top == history - REACH
-    # HEAD rows, the slack for a taller pane and the rows the history grew by.
-    assert len(snap.head) == HEAD + HEAD_SLACK + history - cursor.history_size
-    assert snap.head == tuple(pane.history()[: len(snap.head)])
+    assert snap.top == snap.state.history_size - REACH
 
 
 def test_trimming_at_the_limit_is_measured_not_searched() -> None:
@@ -145,19 +142,19 @@ def test_trimming_at_the_limit_is_measured_not_searched() -> None:
     alone would call it ambiguous; the ledger knows how far rows moved."""
     pane = Pane(limit=2000)
     cursor = started(pane, 2500)
-    for _ in range(15):
+    for _ in range(10):
         pane.write("tick\n" * 90)  # collections of 200 rows come and go
         reading = pane.follow(cursor)
         assert (reading.lines, reading.lines_missed) == (("tick",) * 90, False)
         cursor = reading.cursor
-    assert (pane.full, pane.bounded) == (1, 15)
+    assert (pane.full, pane.bounded) == (1, 10)
     # The content proof alone cannot place a window of ticks.
     assert advance(cursor, pane.snapshot(FOLLOW_PLAN)).lines_missed
 
 
 @pytest.mark.parametrize(
     "event",
-    ["clear-history", "flood", "width", "respawn-like rewrite"],
+    ["clear-history", "flood", "width", "changed row", "repetitive"],
 )
 def test_what_the_bounded_read_cannot_prove_goes_to_the_full_read(event: str) -> None:
     pane = Pane(limit=3000)
@@ -170,16 +167,27 @@ def test_what_the_bounded_read_cannot_prove_goes_to_the_full_read(event: str) ->
     elif event == "width":
         pane.backend.resize_window(REF, pane.window_id, width=60)
         new = pane.lines("new", 5)
-    else:
-        # The oldest rows rewritten can't be in tmux; a damaged ledger stands for it.
+    elif event == "changed row":
+        # tmux never changes a history row; a damaged ledger row stands for one.
         ledger = pane.ledgers.get(cursor.encode())
         assert ledger is not None
-        pane.ledgers.put(cursor.encode(), bytes(HASH_SIZE) + ledger[HASH_SIZE:])
+        at = (cursor.history_size - 100) * HASH_SIZE
+        damaged = ledger[:at] + bytes(HASH_SIZE) + ledger[at + HASH_SIZE :]
+        pane.ledgers.put(cursor.encode(), damaged)
         new = pane.lines("new", 5)
+    else:
+        # No block of rows near the screen is unique in the history.
+        pane.write("tick\n" * 2000)
+        cursor = pane.follow(cursor).cursor
+        pane.full, pane.bounded = 1, 0
+        pane.write("tick\n" * 5)
+        new = ["tick"] * 5
     reading = pane.follow(cursor)
     assert (pane.bounded, pane.full) == (0, 2)
     if event == "width":
         assert reading.lines[-5:] == tuple(new)
+    elif event == "repetitive":
+        assert reading.lines_missed  # honest: neither proof can place the anchor
     else:
         assert (reading.lines, reading.lines_missed) == (tuple(new), False)
 
@@ -202,7 +210,7 @@ def test_a_ledger_of_the_wrong_length_is_not_used() -> None:
     ledger = pane.ledgers.get(cursor.encode())
     assert ledger is not None
     pane.lines("new", 3)
-    snap = pane.snapshot(bounded_plan(cursor))
+    snap = pane.snapshot(bounded_plan())
     assert advance_bounded(cursor, ledger[:-HASH_SIZE], snap) is None
     assert advance_bounded(cursor, ledger, snap) is not None
     older = dataclasses.replace(cursor, history_size=cursor.history_size - 1)

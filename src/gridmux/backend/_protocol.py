@@ -90,7 +90,6 @@ class TmuxBackend(Protocol):
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
-        head_end: int | None = None,
     ) -> PaneSnapshot:
         """State plus rows ``start..end`` (``capture-pane -S/-E``) at ONE instant.
 
@@ -98,8 +97,7 @@ class TmuxBackend(Protocol):
         with ``capture-pane -p``) so no pane output is processed in between.
         With ``untrimmed_start`` the same list also captures rows from there
         (an ``-S`` value) to the bottom of the screen with ``-N``, into
-        ``PaneSnapshot.untrimmed``. With ``head_end`` it also captures the
-        oldest rows, ``-S - -E head_end``, into ``PaneSnapshot.head``.
+        ``PaneSnapshot.untrimmed``.
         """
         ...
 

@@ -209,14 +209,11 @@ class ReadOperations(UsesRunner):
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
-        head_end: int | None = None,
     ) -> PaneSnapshot:
         what = f"snapshot pane {check_id('pane', pane_id)}"
-        commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start, head_end)
+        commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start)
         out = self._run(server, commands, what)
-        return parse_snapshot(
-            what, pane_id, out, start, end, join_wrapped, untrimmed_start, head_end
-        )
+        return parse_snapshot(what, pane_id, out, start, end, join_wrapped, untrimmed_start)
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None

@@ -75,15 +75,11 @@ def snapshot_commands(
     end: RowBound,
     join_wrapped: bool,
     untrimmed_start: int | None = None,
-    head_end: int | None = None,
 ) -> list[Command]:
-    """``state ; [capture -N (untrimmed rows)] ; [capture - .. head_end] ; capture``:
-    parsed by ``parse_snapshot``."""
+    """``state ; [capture -N (untrimmed rows)] ; capture``: parsed by ``parse_snapshot``."""
     commands = [state_command(pane_id)]
     if untrimmed_start is not None:
         commands.append(capture_command(pane_id, untrimmed_start, None, False, untrimmed=True))
-    if head_end is not None:
-        commands.append(capture_command(pane_id, "-", head_end, False))
     commands.append(capture_command(pane_id, start, end, join_wrapped))
     return commands
 
@@ -96,7 +92,6 @@ def parse_snapshot(
     end: RowBound,
     join_wrapped: bool,
     untrimmed_start: int | None = None,
-    head_end: int | None = None,
 ) -> PaneSnapshot:
     """A snapshot from the output of ``snapshot_commands``.
 
@@ -119,14 +114,6 @@ def parse_snapshot(
             raise TmuxFailure(f"cannot {what}: tmux returned too few untrimmed rows")
         untrimmed = tuple(decode(b"\n".join(lines[:-1])).split("\n"))
         captured = lines[-1]
-    head: tuple[str, ...] = ()
-    if head_end is not None:
-        _, last = resolve_row_range(state.history_size, state.height, "-", head_end)
-        lines = captured.split(b"\n", last + 1)
-        if len(lines) <= last + 1:
-            raise TmuxFailure(f"cannot {what}: tmux returned too few history rows")
-        head = tuple(decode(b"\n".join(lines[:-1])).split("\n"))
-        captured = lines[-1]
     top, bottom = resolve_row_range(state.history_size, state.height, start, end)
     rows = split_lines(decode(captured))
     if join_wrapped:
@@ -139,4 +126,4 @@ def parse_snapshot(
                 f"{top}..{bottom} (history {state.history_size}, height {state.height})"
             )
         rows += [""] * (expected - len(rows))
-    return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, head)
+    return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)

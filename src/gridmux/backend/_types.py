@@ -165,10 +165,6 @@ class PaneSnapshot:
     prints them: trailing blanks kept up to the row's used (3.3a) or
     allocated (3.2a, 3.4+) cells. Their lengths bound what reflow may do to
     a row (``gridmux.capture``).
-
-    ``head`` (asked for with ``head_end``) holds rows ``0 ..`` the row
-    ``capture-pane -S - -E head_end`` ends on: the oldest history rows, by
-    which ``gridmux.capture`` tells how many rows tmux trimmed.
     """
 
     state: PaneState
@@ -176,8 +172,6 @@ class PaneSnapshot:
     rows: tuple[str, ...]
     untrimmed_top: int = 0
     untrimmed: tuple[str, ...] = ()
-    #: rows ``0 ..`` (the oldest history rows), asked for with ``head_end``
-    head: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

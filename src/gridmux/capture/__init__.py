@@ -1,6 +1,6 @@
 """The sans-IO core of ``capture_since`` (standard library only; a test enforces it)."""
 
-from ._bounded import HEAD, Ledgers, advance_bounded, bounded_plan
+from ._bounded import Ledgers, advance_bounded, bounded_plan
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
@@ -32,7 +32,6 @@ from ._rows import RowMemory
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
-    "HEAD",
     "LEDGER_MIN",
     "MAX_LENGTH",
     "MIN_EVIDENCE",

@@ -2,41 +2,42 @@
 
 Rules:
 
-* A follow-up reads the rows near the screen (``REACH`` rows above it) and
-  the oldest ``HEAD`` history rows, never the whole history -- when the
-  caller holds the *ledger* of the cursor: the hashes of every history row
-  at the instant the cursor was made. Without a ledger (a cursor from before
-  a gridmux restart, from another process, or whose ledger was dropped), or
-  whenever the bounded read cannot prove the position, the caller falls back
-  to the full read and the content proof of ``_core.advance``. Never a guess.
+* A follow-up reads the rows near the screen (``REACH`` rows above it),
+  never the whole history -- when the caller holds the *ledger* of the
+  cursor: the hashes of every history row at the instant the cursor was
+  made. Without a ledger (a cursor from before a gridmux restart, from
+  another process, or whose ledger was dropped), or whenever the bounded
+  read cannot prove the position, the caller falls back to the full read and
+  the content proof of ``_core.advance``. Never a guess.
 * The ledger stays in the process (``Ledgers``): the cursor never carries it,
-  so a cursor is as short and as exact after a restart as before it.
+  so a cursor is as short, and as exact, after a restart as before it.
 
 Why it is exact. tmux never changes a history row: rows leave history only
 from the top (trimming, ``clear-history``) or, when a pane grows taller, from
-the bottom back onto the screen. So the oldest rows now are rows the ledger
-holds, at the offset ``d`` of the rows trimmed since the cursor: when the
-``HEAD`` oldest rows fit the ledger at exactly one offset, that offset is
-``d``, and the anchor row is at ``anchor - d`` -- no search among the rows,
-hence no ambiguity from repetitive output, and no replay can stand in for
-it. The window rows and every sentinel are still checked at that position
-(the rows around it are read fresh), and so is every ledger row the
-snapshot holds (about ``REACH`` of them), and a read where the oldest rows fit
-nowhere or at several offsets, where ``d > 0`` although tmux cannot have
-trimmed (a ``clear-history``), or where the window lies above the rows read
-(about ``REACH`` new history rows), falls back.
+the bottom back onto the screen. So the history rows at the top of the
+snapshot are rows the ledger holds, ``d`` rows further down, ``d`` being the
+rows trimmed since the cursor. A block of ``BLOCK`` of them that lies at
+exactly one offset in the ledger gives ``d``; then every ledger row the
+snapshot holds (about ``REACH`` of them) must be there, unchanged, ``d``
+rows up, and the anchor row is at ``anchor - d``. No search for the window:
+no ambiguity from repetitive output near the cursor, and no replay of the
+window can stand in for it. The window rows and the sentinels the snapshot
+holds are still checked at that position. A read where no block lies at
+exactly one offset (output repetitive over hundreds of rows), where
+``d > 0`` although tmux cannot have trimmed (a ``clear-history``), where a
+row differs, or where the window lies above the rows read (about ``REACH``
+new history rows since the cursor), falls back.
 
 What a bounded read could still get wrong is what the content proof could
-too: a ``clear-history`` followed by output that replays the ``HEAD``
-oldest rows, every ledger row the snapshot holds, the window and the
-sentinels, each at its distance.
+too: a ``clear-history`` followed by output that replays, at their
+distances, every ledger row the snapshot holds, the window and the
+sentinels.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from typing import Protocol
 
 from ._core import (
     _UNTRIMMED_START,
@@ -48,39 +49,24 @@ from ._core import (
     _untrimmed,
     deliver,
 )
-from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits, row_hash
+from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits
 from ._rows import RowMemory, Rows
 
-#: The oldest history rows a bounded follow-up compares with the ledger.
-HEAD = 32
-#: Rows a pane may pull back out of history (by growing taller) and still
-#: leave ``HEAD`` rows in the head a bounded plan reads.
-HEAD_SLACK = 128
+#: Rows of a block of old history rows a bounded follow-up looks up in the ledger.
+BLOCK = 32
+#: Distances below the top of the snapshot of the blocks it tries, in turn.
+BLOCK_STARTS = (0, 64, 128, 256, 512, 768)
 #: Ledgers a process keeps, newest first; about 8 bytes per history row each.
 DEFAULT_LEDGERS = 64
 
 
-class BoundedSnapshot(SnapshotView, Protocol):
-    @property
-    def head(self) -> tuple[str, ...]: ...
-
-
-def bounded_plan(cursor: Cursor) -> ReadPlan:
-    """The rows a bounded follow-up of ``cursor`` reads: ``REACH`` rows above
-    the screen, and the oldest rows up to ``HEAD + HEAD_SLACK`` past the
-    cursor's history size (so, when history only grew, every row added since
-    as well: ``-E`` counts from the screen, and the history size now is not
-    known before the read)."""
-    return ReadPlan(
-        start=-REACH,
-        end=None,
-        untrimmed_start=_UNTRIMMED_START,
-        head_end=HEAD + HEAD_SLACK - 1 - cursor.history_size,
-    )
+def bounded_plan() -> ReadPlan:
+    """The rows a bounded follow-up reads: ``REACH`` rows above the screen."""
+    return ReadPlan(start=-REACH, end=None, untrimmed_start=_UNTRIMMED_START)
 
 
 def advance_bounded(
-    cursor: Cursor, ledger: bytes, snapshot: BoundedSnapshot, *, memory: RowMemory | None = None
+    cursor: Cursor, ledger: bytes, snapshot: SnapshotView, *, memory: RowMemory | None = None
 ) -> Reading | None:
     """The exact delta since ``cursor`` from a ``bounded_plan`` snapshot, or
     None when it cannot be proven from it (read everything then)."""
@@ -93,11 +79,10 @@ def advance_bounded(
         or cursor.alternate_on
         or state.width != cursor.width
         or len(ledger) != old * HASH_SIZE
-        or len(snapshot.head) < HEAD
     ):
         return None
     rows = Rows(snapshot, memory)
-    d = _trimmed(ledger, b"".join(row_hash(text) for text in snapshot.head[:HEAD]))
+    d = _trimmed(ledger, rows, min(old, state.history_size))
     if d is None or (d > 0 and _untrimmed(state)):
         return None
     position = cursor.anchor - d
@@ -128,21 +113,33 @@ def advance_bounded(
     return dataclasses.replace(reading, ledger=kept + fresh)
 
 
-def _trimmed(ledger: bytes, head: bytes) -> int | None:
-    """The one row offset at which ``head`` (packed row hashes) lies wholly
-    inside ``ledger``, or None when there is none or more than one."""
-    found: int | None = None
-    start = 0
-    while True:
-        at = ledger.find(head, start)
-        if at < 0:
-            return found
-        start = at + 1
-        if at % HASH_SIZE:
-            continue
-        if found is not None:
+def _trimmed(ledger: bytes, rows: Rows, history: int) -> int | None:
+    """How many rows tmux trimmed since the ledger was made: the offset at
+    which the first block of ``BLOCK`` history rows of the snapshot that
+    lies at exactly one offset in ``ledger`` lies; None when none does."""
+    for start in BLOCK_STARTS:
+        first = rows.top + start
+        if first + BLOCK > history:
             return None
-        found = at // HASH_SIZE
+        found = _offsets(ledger, b"".join(rows.hash_range(first, first + BLOCK)))
+        if len(found) == 1:
+            return found[0] - first
+    return None
+
+
+def _offsets(ledger: bytes, block: bytes) -> list[int]:
+    """The row offsets at which ``block`` (packed row hashes) lies in
+    ``ledger``; two at most (more would not tell anything more)."""
+    found: list[int] = []
+    start = 0
+    while len(found) < 2:
+        at = ledger.find(block, start)
+        if at < 0:
+            break
+        start = at + 1
+        if at % HASH_SIZE == 0:
+            found.append(at // HASH_SIZE)
+    return found
 
 
 class Ledgers:

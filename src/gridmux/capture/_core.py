@@ -148,8 +148,6 @@ class ReadPlan:
     start: int | Literal["-"]
     end: int | Literal["-"] | None
     untrimmed_start: int | None = None
-    #: ``-E`` of the oldest rows to read as well (``SnapshotView.head``), if any
-    head_end: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

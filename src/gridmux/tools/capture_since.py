@@ -97,7 +97,6 @@ async def capture_since(
             start=plan.start,
             end=plan.end,
             untrimmed_start=plan.untrimmed_start,
-            head_end=plan.head_end,
         )
 
     def read() -> tuple[str, Reading]:
@@ -120,7 +119,7 @@ async def capture_since(
             if ledger is not None:
                 # Rows near the screen and the oldest rows only; the full read
                 # below when they cannot prove the position.
-                snap = snapshot(parsed.pane_id, bounded_plan(parsed))
+                snap = snapshot(parsed.pane_id, bounded_plan())
                 if snap.top == 0:
                     return parsed.pane_id, advance(
                         parsed, snap, memory=ctx.row_memory, keep_ledger=True
