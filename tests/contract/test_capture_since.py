@@ -44,7 +44,7 @@ async def test_cursor_for_another_pane_is_refused(
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "nonsense", "capture-since-v1:eyJ2IjoxfQ", "gridmux-since-v1:AAAA"]
+    "bad", ["", "nonsense", "capture-since-v1:eyJ2IjoxfQ", "gridmux-since-v1:AAAA", "gms2:AAAA"]
 )
 async def test_malformed_cursors_are_tool_errors(
     ref: ServerRef,

@@ -8,6 +8,7 @@ import pytest
 
 from gridmux.backend import PaneSnapshot, PaneState
 from gridmux.capture import (
+    MAX_LENGTH,
     MIN_EVIDENCE,
     Cursor,
     CursorRejected,
@@ -240,14 +241,14 @@ def test_cursor_round_trips_and_rejects_damage() -> None:
     c = read(numbered(30) + ["$ "]).cursor
     text = c.encode()
     assert parse_cursor(text, pane_id="%1") == c
-    assert len(text) < 400
+    assert len(text) <= MAX_LENGTH
     with pytest.raises(CursorRejected) as info:
         parse_cursor(text[:-3], pane_id=None)
     assert info.value.reason is Refusal.MALFORMED
     with pytest.raises(CursorRejected) as info:
         parse_cursor(text, pane_id="%9")
     assert info.value.reason is Refusal.OTHER_PANE
-    for bad in ("", "hello", "gridmux-since-v1:!!!", "capture-since-v1:abc"):
+    for bad in ("", "hello", "gms2:!!!", "gridmux-since-v1:AAAA", "capture-since-v1:abc"):
         with pytest.raises(CursorRejected) as info:
             parse_cursor(bad, pane_id=None)
         assert info.value.reason is Refusal.MALFORMED

@@ -281,7 +281,7 @@ def test_refusals_say_what_was_wrong() -> None:
     cursor = start([*numbered(30), ""])
     with pytest.raises(CursorRejected) as info:
         parse_cursor("hello", pane_id=None)
-    assert str(info.value) == "malformed cursor: a cursor starts with 'gridmux-since-v1:'"
+    assert str(info.value) == "malformed cursor: a cursor starts with 'gms2:'"
     with pytest.raises(CursorRejected) as info:
         parse_cursor(cursor.encode(), pane_id="%9")
     assert str(info.value) == "the cursor belongs to pane %1, not %9"

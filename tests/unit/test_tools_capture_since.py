@@ -44,7 +44,7 @@ async def test_first_call_returns_the_screen_and_an_opaque_cursor(
     out = await since(client, pane_id=pane)
     assert out["lines"] == ["hello", "world"]
     assert out["pane_id"] == pane
-    assert out["cursor"].startswith("gridmux-since-v1:")
+    assert out["cursor"].startswith("gms2:")
     assert out["lines_missed"] is False
     assert out["truncated"] is False
     assert (out["truncated_lines"], out["truncated_bytes"]) == (0, 0)

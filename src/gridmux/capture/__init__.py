@@ -1,9 +1,12 @@
 """The sans-IO core of ``capture_since`` (standard library only; a test enforces it)."""
 
+from ._bounded import Ledgers, advance_bounded, bounded_plan
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
+    LEDGER_MIN,
     MIN_EVIDENCE,
+    REACH,
     CursorRejected,
     Reading,
     ReadPlan,
@@ -14,20 +17,32 @@ from ._core import (
     first,
     parse_cursor,
 )
-from ._cursor import PREFIX, SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import (
+    MAX_LENGTH,
+    PREFIX,
+    SENTINEL_OFFSETS,
+    WINDOW,
+    Cursor,
+    CursorFormatError,
+    row_hash,
+)
 from ._limits import Limited, limit_tail, line_cost
 from ._rows import RowMemory
 
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
+    "LEDGER_MIN",
+    "MAX_LENGTH",
     "MIN_EVIDENCE",
     "PREFIX",
+    "REACH",
     "SENTINEL_OFFSETS",
     "WINDOW",
     "Cursor",
     "CursorFormatError",
     "CursorRejected",
+    "Ledgers",
     "Limited",
     "ReadPlan",
     "Reading",
@@ -36,6 +51,8 @@ __all__ = [
     "SnapshotView",
     "StateView",
     "advance",
+    "advance_bounded",
+    "bounded_plan",
     "first",
     "limit_tail",
     "line_cost",

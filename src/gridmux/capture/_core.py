@@ -57,16 +57,33 @@ a program draws below its cursor is delivered once the cursor passes it.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ._cursor import SENTINEL_OFFSETS, WINDOW, Cursor, CursorFormatError, row_hash
+from ._cursor import (
+    ANCHOR_DIGEST,
+    SENTINEL_DIGEST,
+    SENTINEL_OFFSETS,
+    WINDOW,
+    Cursor,
+    CursorFormatError,
+    fits,
+    row_hash,
+    window_digests,
+)
 from ._rows import RowMemory, Rows
 
 #: fewest surviving window rows that may vouch for a position after trimming
 MIN_EVIDENCE = 6
+#: Rows above the screen a bounded follow-up reads: the window, every
+#: sentinel and some rows of new output (``gridmux.capture._bounded``).
+REACH = WINDOW + SENTINEL_OFFSETS[-1] + 64
+#: Below this many history rows a full read costs what a bounded one does,
+#: and no ledger is kept.
+LEDGER_MIN = REACH
 
 
 class StateView(Protocol):
@@ -140,6 +157,9 @@ class Reading:
     lines_missed: bool
     first_line_rewritten: bool
     alternate_on: bool
+    #: the new cursor's ledger (``gridmux.capture._bounded``), when the read
+    #: saw every history row
+    ledger: bytes | None = None
 
 
 #: The new cursor's window may start WINDOW rows above the screen, and the
@@ -168,7 +188,9 @@ def parse_cursor(text: str, *, pane_id: str | None) -> Cursor:
     return cursor
 
 
-def first(snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading:
+def first(
+    snapshot: SnapshotView, *, memory: RowMemory | None = None, keep_ledger: bool = False
+) -> Reading:
     """Start observing: the visible screen up to the cursor row, and a cursor.
 
     ``memory`` (the caller's, kept across calls) speeds up later follow-ups;
@@ -178,16 +200,40 @@ def first(snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading
     rows = Rows(snapshot, memory)
     if state.alternate_on:
         return _full_screen(rows, state, lines_missed=False)
-    return _visible(rows, state, lines_missed=False)
+    reading = _visible(rows, state, lines_missed=False)
+    return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
-def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None = None) -> Reading:
-    """Everything written or rewritten since ``cursor``, or an honest miss."""
+def advance(
+    cursor: Cursor,
+    snapshot: SnapshotView,
+    *,
+    memory: RowMemory | None = None,
+    keep_ledger: bool = False,
+) -> Reading:
+    """Everything written or rewritten since ``cursor``, or an honest miss.
+
+    With ``keep_ledger`` the reading carries the new cursor's ledger (for a
+    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row."""
     state = snapshot.state
     _check_identity(cursor, state)
     if snapshot.top != 0:
         raise ValueError("advance() needs a snapshot of every retained row (FOLLOW_PLAN)")
     rows = Rows(snapshot, memory)
+    reading = _advance(cursor, rows, state)
+    return with_ledger(reading, rows, state) if keep_ledger else reading
+
+
+def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
+    """``reading`` with the ledger of its cursor when ``rows`` hold every
+    history row of a history long enough for a bounded follow-up to pay."""
+    if rows.top != 0 or state.alternate_on or state.history_size <= LEDGER_MIN:
+        return reading
+    ledger = b"".join(rows.hash_range(0, state.history_size))
+    return dataclasses.replace(reading, ledger=ledger)
+
+
+def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
     if state.alternate_on:
         # A full-screen program owns the screen; there is no transcript to diff.
         return _full_screen(rows, state, lines_missed=True)
@@ -210,8 +256,14 @@ def advance(cursor: Cursor, snapshot: SnapshotView, *, memory: RowMemory | None 
         # otherwise from the visible screen.
         top = 0 if not cursor.sentinels else state.history_size
         return _visible(rows, state, lines_missed=True, top=top)
+    return deliver(cursor, rows, state, position)
+
+
+def deliver(cursor: Cursor, rows: Rows, state: StateView, position: int) -> Reading:
+    """The delta from the anchor's proven ``position`` (at most the new anchor)."""
+    new_anchor = state.history_size + state.cursor_y
     anchor_text = rows.text(position)
-    changed = row_hash(anchor_text) != cursor.anchor_hash
+    changed = not row_hash(anchor_text).startswith(cursor.anchor_hash)
     rewrite = cursor.shown and changed
     # A row not delivered yet is delivered now (an empty cursor row is left out below).
     include_anchor = rewrite or not cursor.shown
@@ -273,7 +325,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     found: list[int] = []
     for p in rows.rows_after(window[-1], MIN_EVIDENCE - 1):
         m = min(k, p)
-        if rows.hash_range(p - m, p) == window[k - m :]:
+        if fits(rows.hash_range(p - m, p), window[k - m :]):
             found.append(p)
             if len(found) > 1:
                 return None
@@ -284,7 +336,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     # true position, which then is no candidate: a single match proves
     # nothing if the top rows could be the window's surviving tail ...
     for p in range(1, min(MIN_EVIDENCE, position)):
-        if rows.hash_range(0, p) == window[k - p :]:
+        if fits(rows.hash_range(0, p), window[k - p :]):
             return None
     # ... or if the match is a replay of the window rows after trimming took
     # the originals: then the rows above it differ from those that were above
@@ -298,7 +350,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
         row = position - k - SENTINEL_OFFSETS[index]
         if row < 0:
             break
-        if rows.hash_at(row) != sentinel:
+        if not rows.hash_at(row).startswith(sentinel):
             return None
         retained = True
     return position if retained or untrimmed else None
@@ -328,8 +380,10 @@ def _unchanged(cursor: Cursor, rows: Rows, state: StateView) -> bool:
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
         and _untrimmed(state)
-        and rows.hash_range(anchor - len(cursor.window), anchor + 1)
-        == (*cursor.window, cursor.anchor_hash)
+        and fits(
+            rows.hash_range(anchor - len(cursor.window), anchor + 1),
+            (*cursor.window, cursor.anchor_hash),
+        )
     )
 
 
@@ -356,7 +410,7 @@ def _full_screen(rows: Rows, state: StateView, *, lines_missed: bool) -> Reading
 def _cursor_at(rows: Rows, state: StateView, shown: bool) -> Cursor:
     anchor = state.history_size + state.cursor_y
     k = min(WINDOW, anchor - rows.top)
-    window = rows.hash_range(anchor - k, anchor)
+    window = window_digests(rows.hash_range(anchor - k, anchor))
     if window:
         rows.remember(anchor - 1)
     return Cursor(
@@ -364,13 +418,11 @@ def _cursor_at(rows: Rows, state: StateView, shown: bool) -> Cursor:
         pane_id=state.pane_id,
         pane_pid=state.pid,
         width=state.width,
-        height=state.height,
         history_size=state.history_size,
-        history_limit=state.history_limit,
         anchor=anchor,
         alternate_on=state.alternate_on,
         shown=shown,
-        anchor_hash=row_hash(rows.text(anchor)),
+        anchor_hash=row_hash(rows.text(anchor))[:ANCHOR_DIGEST],
         window=window,
         reflow_cells=_reflow_cells(rows, anchor, len(window), state.width),
         sentinels=_sentinels(rows, anchor - len(window)),
@@ -384,7 +436,7 @@ def _sentinels(rows: Rows, window_top: int) -> tuple[bytes, ...]:
         row = window_top - offset
         if row < rows.top:
             break
-        kept.append(rows.hash_at(row))
+        kept.append(rows.hash_at(row)[:SENTINEL_DIGEST])
     return tuple(kept)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ._cursor import row_hash
+from ._cursor import ANCHOR_DIGEST, row_hash
 
 #: How many row texts a memory keeps before it starts over.
 DEFAULT_CAPACITY = 4096
@@ -41,14 +41,15 @@ class RowMemory:
         return len(self._texts)
 
     def recall(self, digest: bytes) -> str | None:
-        """The text of a remembered row with hash ``digest``, if kept."""
-        return self._texts.get(digest)
+        """The text of a remembered row whose hash starts with ``digest``
+        (a cursor's key digest), if kept."""
+        return self._texts.get(digest[:ANCHOR_DIGEST])
 
     def keep(self, text: str) -> None:
         """Remember ``text`` under its row hash; start over when full."""
         if len(self._texts) >= self.capacity:
             self._texts.clear()
-        self._texts[row_hash(text)] = text
+        self._texts[row_hash(text)[:ANCHOR_DIGEST]] = text
 
 
 class SnapshotRows(Protocol):
@@ -111,13 +112,16 @@ class Rows:
         return tuple(self.hash_at(row) for row in range(first, stop))
 
     def rows_after(self, digest: bytes, first: int) -> list[int]:
-        """Every ``p`` with row ``p - 1`` (at least ``first``) hashing to ``digest``."""
+        """Every ``p`` with row ``p - 1`` (at least ``first``) whose hash starts
+        with ``digest``."""
         start = max(first, self.top) - self.top
         text = None if self.memory is None else self.memory.recall(digest)
         if text is None:
             top = self.top
             return [
-                i + 1 + top for i in range(start, len(self.rows)) if self.hash_at(i + top) == digest
+                i + 1 + top
+                for i in range(start, len(self.rows))
+                if self.hash_at(i + top).startswith(digest)
             ]
         ends: list[int] = []
         rows = self.rows

@@ -30,7 +30,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import Lifespan
 
 from gridmux.backend import SOCKET_NAME, SOCKET_PATH, PaneInfo, ServerRef, TmuxBackend
-from gridmux.capture import RowMemory
+from gridmux.capture import Ledgers, RowMemory
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
 
@@ -132,6 +132,9 @@ class ToolContext:
     shells: Shells = field(default_factory=Shells, compare=False)
     #: row texts the capture core keeps between reads (speed only; bounded)
     row_memory: RowMemory = field(default_factory=RowMemory, compare=False)
+    #: capture_since's ledgers of the cursors it handed out (cost only: a
+    #: cursor without one is followed by a full read; bounded)
+    ledgers: Ledgers = field(default_factory=Ledgers, compare=False)
 
     def lifespan(self) -> Lifespan:
         """A FastMCP lifespan that hands this context to the server's tools."""

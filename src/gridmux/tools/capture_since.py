@@ -20,6 +20,8 @@ from gridmux.capture import (
     ReadPlan,
     Refusal,
     advance,
+    advance_bounded,
+    bounded_plan,
     first,
     limit_tail,
     parse_cursor,
@@ -100,7 +102,9 @@ async def capture_since(
     def read() -> tuple[str, Reading]:
         if cursor is None:
             target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            return target, first(snapshot(target, FIRST_PLAN), memory=ctx.row_memory)
+            return target, first(
+                snapshot(target, FIRST_PLAN), memory=ctx.row_memory, keep_ledger=True
+            )
         parsed = parse_cursor(cursor, pane_id=pane_id)
         if targeted:
             pane = ctx.resolve(server, None, session_name, session_id, window_id)
@@ -111,13 +115,25 @@ async def capture_since(
                     f"resolves to {pane.pane_id}",
                 )
         try:
+            ledger = ctx.ledgers.get(cursor)
+            if ledger is not None:
+                # Rows near the screen and the oldest rows only; the full read
+                # below when they cannot prove the position.
+                snap = snapshot(parsed.pane_id, bounded_plan())
+                if snap.top == 0:
+                    return parsed.pane_id, advance(
+                        parsed, snap, memory=ctx.row_memory, keep_ledger=True
+                    )
+                found = advance_bounded(parsed, ledger, snap, memory=ctx.row_memory)
+                if found is not None:
+                    return parsed.pane_id, found
             snap = snapshot(parsed.pane_id, FOLLOW_PLAN)
         except NotFound as exc:
             raise NotFound(
                 f"pane {parsed.pane_id} of this cursor no longer exists",
                 hint="Call capture_since without a cursor on a live pane (see list_panes).",
             ) from exc
-        return parsed.pane_id, advance(parsed, snap, memory=ctx.row_memory)
+        return parsed.pane_id, advance(parsed, snap, memory=ctx.row_memory, keep_ledger=True)
 
     def guarded() -> tuple[str, Reading]:
         try:
@@ -127,9 +143,11 @@ async def capture_since(
 
     target, reading = await ctx.call(guarded)
     limited = limit_tail(reading.lines, max_lines, max_bytes)
+    new_cursor = reading.cursor.encode()
+    ctx.ledgers.put(new_cursor, reading.ledger)
     return CaptureSinceResult(
         pane_id=target,
-        cursor=reading.cursor.encode(),
+        cursor=new_cursor,
         lines=list(limited.lines),
         elapsed_seconds=round(time.perf_counter() - started, 6),
         lines_missed=reading.lines_missed,

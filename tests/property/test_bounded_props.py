@@ -1,0 +1,106 @@
+"""Bounded capture_since follow-ups against the simulator's truth: whatever
+happens between reads -- bursts past ``history-limit``, repetitive rows,
+height changes, clear-history -- a reading that claims to be exact returns
+exactly the lines written since the last one, by either path."""
+
+from __future__ import annotations
+
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from gridmux.backend import PaneSnapshot, ServerRef
+from gridmux.capture import (
+    FIRST_PLAN,
+    FOLLOW_PLAN,
+    Cursor,
+    Ledgers,
+    Reading,
+    ReadPlan,
+    advance,
+    advance_bounded,
+    bounded_plan,
+    first,
+)
+from tmuxsim import SimBackend
+
+REF = ServerRef()
+
+events = st.lists(
+    st.one_of(
+        st.tuples(st.just("unique"), st.integers(1, 500)),
+        st.tuples(st.just("repeat"), st.integers(1, 300)),
+        st.tuples(st.just("height"), st.integers(4, 40)),
+        st.tuples(st.just("clear"), st.just(0)),
+        st.tuples(st.just("read"), st.just(0)),
+    ),
+    min_size=1,
+    max_size=15,
+)
+
+
+# 200 examples in every profile: each one drives thousands of rows (CI time).
+@settings(max_examples=200)
+@given(st.sampled_from([1200, 2000]), st.integers(1300, 2600), events)
+def test_every_exact_claim_is_the_truth(
+    limit: int, start: int, script: list[tuple[str, int]]
+) -> None:
+    backend = SimBackend(version="3.8")
+    backend.new_session(REF, name="boot", width=40, height=10, command="cat")
+    backend.set_option(REF, "history-limit", str(limit), scope="session", global_=True)
+    session = backend.new_session(REF, name="t", width=40, height=10, command="cat")
+    pane_id = session.active_pane_id
+    assert pane_id is not None
+    window_id = next(p.window_id for p in backend.list_panes(REF) if p.pane_id == pane_id)
+    pane = backend.server(REF).pane(pane_id)
+    ledgers = Ledgers()
+    counter = 0
+    pending: list[str] = []
+
+    def write(lines: list[str]) -> None:
+        pane.write("".join(f"{line}\n" for line in lines).encode())
+        pending.extend(lines)
+
+    def snap(plan: ReadPlan) -> PaneSnapshot:
+        return backend.snapshot(
+            REF, pane_id, start=plan.start, untrimmed_start=plan.untrimmed_start
+        )
+
+    def follow(cursor: Cursor) -> Reading:
+        ledger = ledgers.get(cursor.encode())
+        if ledger is not None:
+            bounded = snap(bounded_plan())
+            found = None if bounded.top == 0 else advance_bounded(cursor, ledger, bounded)
+            if found is not None:
+                event("bounded read")
+                return found
+        return advance(cursor, snap(FOLLOW_PLAN), keep_ledger=True)
+
+    def unique(count: int) -> list[str]:
+        nonlocal counter
+        made = [f"u{counter + i}" for i in range(count)]
+        counter += count
+        return made
+
+    write(unique(start))
+    reading = first(snap(FIRST_PLAN), keep_ledger=True)
+    pending.clear()
+    ledgers.put(reading.cursor.encode(), reading.ledger)
+    made = follow(reading.cursor)  # the full read that makes a ledger (history > REACH)
+    ledgers.put(made.cursor.encode(), made.ledger)
+    cursor = made.cursor
+    for kind, size in [*script, ("read", 0)]:
+        if kind == "unique":
+            write(unique(size))
+        elif kind == "repeat":
+            write(["status: ok"] * size)
+        elif kind == "height":
+            backend.resize_window(REF, window_id, height=size)
+        elif kind == "clear":
+            backend.clear_history(REF, pane_id)
+        else:
+            reading = follow(cursor)
+            if not reading.lines_missed:
+                assert list(reading.lines) == pending
+            pending.clear()
+            ledgers.put(reading.cursor.encode(), reading.ledger)
+            cursor = reading.cursor

@@ -1,0 +1,231 @@
+"""Bounded follow-ups (``gridmux.capture._bounded``), on the simulator: the
+cost of a read does not grow with the history, and it is exact or defers to
+the full read -- never a guess."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gridmux.backend import PaneSnapshot, ServerRef
+from gridmux.capture import (
+    FIRST_PLAN,
+    FOLLOW_PLAN,
+    REACH,
+    Cursor,
+    Ledgers,
+    Reading,
+    ReadPlan,
+    advance,
+    advance_bounded,
+    bounded_plan,
+    first,
+)
+from gridmux.capture._cursor import HASH_SIZE, row_hash
+from tmuxsim import SimBackend
+
+REF = ServerRef()
+
+
+class Pane:
+    """A simulated pane followed the way the capture_since tool follows one."""
+
+    def __init__(self, *, limit: int = 5000, height: int = 10, version: str = "3.8") -> None:
+        self.backend = SimBackend(version=version)
+        self.backend.new_session(REF, name="boot", width=80, height=height, command="cat")
+        self.backend.set_option(REF, "history-limit", str(limit), scope="session", global_=True)
+        session = self.backend.new_session(REF, name="t", width=80, height=height, command="cat")
+        assert session.active_pane_id is not None
+        self.pane_id = session.active_pane_id
+        panes = self.backend.list_panes(REF)
+        self.window_id = next(p.window_id for p in panes if p.pane_id == self.pane_id)
+        self.ledgers = Ledgers()
+        self.bounded = 0  # follow-ups answered by the bounded read
+        self.full = 0
+
+    def write(self, text: str) -> None:
+        self.backend.server(REF).pane(self.pane_id).write(text.encode())
+
+    def lines(self, prefix: str, count: int, start: int = 0) -> list[str]:
+        made = [f"{prefix}{i:06d}" for i in range(start, start + count)]
+        self.write("".join(f"{line}\n" for line in made))
+        return made
+
+    def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
+        return self.backend.snapshot(
+            REF,
+            self.pane_id,
+            start=plan.start,
+            end=plan.end,
+            untrimmed_start=plan.untrimmed_start,
+        )
+
+    def first(self) -> Reading:
+        return self.keep(first(self.snapshot(FIRST_PLAN), keep_ledger=True))
+
+    def follow(self, cursor: Cursor) -> Reading:
+        ledger = self.ledgers.get(cursor.encode())
+        if ledger is not None:
+            snap = self.snapshot(bounded_plan())
+            if snap.top == 0:  # every row is in the snapshot: the content proof
+                self.full += 1
+                return self.keep(advance(cursor, snap, keep_ledger=True))
+            found = advance_bounded(cursor, ledger, snap)
+            if found is not None:
+                self.bounded += 1
+                return self.keep(found)
+        self.full += 1
+        return self.keep(advance(cursor, self.snapshot(FOLLOW_PLAN), keep_ledger=True))
+
+    def keep(self, reading: Reading) -> Reading:
+        self.ledgers.put(reading.cursor.encode(), reading.ledger)
+        return reading
+
+    def history(self) -> list[str]:
+        snap = self.snapshot(FOLLOW_PLAN)
+        return list(snap.rows[: snap.state.history_size])
+
+
+def started(pane: Pane, rows: int) -> Cursor:
+    """A cursor with a ledger: ``rows`` lines, a first read, a full follow-up."""
+    pane.lines("old", rows)
+    cursor = pane.first().cursor
+    reading = pane.follow(cursor)
+    assert reading.ledger is not None
+    assert pane.full == 1
+    return reading.cursor
+
+
+def test_the_ledger_is_every_history_row_hash() -> None:
+    pane = Pane()
+    cursor = started(pane, 3000)
+    snap = pane.snapshot(FOLLOW_PLAN)
+    assert advance(cursor, snap).ledger is None  # only when asked for
+    assert first(snap).ledger is None
+    assert first(snap, keep_ledger=True).ledger == pane.ledgers.get(cursor.encode())
+    ledger = pane.ledgers.get(cursor.encode())
+    assert ledger == b"".join(row_hash(row) for row in pane.history())
+    assert len(ledger) == cursor.history_size * HASH_SIZE
+
+
+@pytest.mark.parametrize("history", [2000, 4000])
+def test_a_few_new_lines_are_read_without_the_history(history: int) -> None:
+    pane = Pane(limit=history + 100)
+    cursor = started(pane, history)
+    for step in range(5):
+        new = pane.lines(f"new{step}-", 3)
+        reading = pane.follow(cursor)
+        assert (reading.lines, reading.lines_missed) == (tuple(new), False)
+        cursor = reading.cursor
+        # The new ledger is the history now, as a full read would make it.
+        assert pane.ledgers.get(cursor.encode()) == b"".join(map(row_hash, pane.history()))
+    assert (pane.bounded, pane.full) == (5, 1)
+
+
+def test_the_plan_reads_the_rows_near_the_screen() -> None:
+    pane = Pane()
+    started(pane, 3000)
+    plan = bounded_plan()
+    assert (plan.start, plan.end, plan.untrimmed_start) == (
+        -REACH,
+        None,
+        FIRST_PLAN.untrimmed_start,
+    )
+    pane.lines("new", 3)
+    snap = pane.snapshot(plan)
+    assert snap.top == snap.state.history_size - REACH
+
+
+def test_trimming_at_the_limit_is_measured_not_searched() -> None:
+    """Repetitive output: the window occurs many times, the content proof
+    alone would call it ambiguous; the ledger knows how far rows moved."""
+    pane = Pane(limit=2000)
+    cursor = started(pane, 2500)
+    for _ in range(10):
+        pane.write("tick\n" * 90)  # collections of 200 rows come and go
+        reading = pane.follow(cursor)
+        assert (reading.lines, reading.lines_missed) == (("tick",) * 90, False)
+        cursor = reading.cursor
+    assert (pane.full, pane.bounded) == (1, 10)
+    # The content proof alone cannot place a window of ticks.
+    assert advance(cursor, pane.snapshot(FOLLOW_PLAN)).lines_missed
+
+
+@pytest.mark.parametrize(
+    "event",
+    ["clear-history", "flood", "width", "changed row", "repetitive"],
+)
+def test_what_the_bounded_read_cannot_prove_goes_to_the_full_read(event: str) -> None:
+    pane = Pane(limit=3000)
+    cursor = started(pane, 2500)
+    if event == "clear-history":
+        pane.backend.clear_history(REF, pane.pane_id)
+        new = pane.lines("new", 5)
+    elif event == "flood":
+        new = pane.lines("new", REACH)  # the anchor is above the rows read
+    elif event == "width":
+        pane.backend.resize_window(REF, pane.window_id, width=60)
+        new = pane.lines("new", 5)
+    elif event == "changed row":
+        # tmux never changes a history row; a damaged ledger row stands for one.
+        ledger = pane.ledgers.get(cursor.encode())
+        assert ledger is not None
+        at = (cursor.history_size - 100) * HASH_SIZE
+        damaged = ledger[:at] + bytes(HASH_SIZE) + ledger[at + HASH_SIZE :]
+        pane.ledgers.put(cursor.encode(), damaged)
+        new = pane.lines("new", 5)
+    else:
+        # No block of rows near the screen is unique in the history.
+        pane.write("tick\n" * 2000)
+        cursor = pane.follow(cursor).cursor
+        pane.full, pane.bounded = 1, 0
+        pane.write("tick\n" * 5)
+        new = ["tick"] * 5
+    reading = pane.follow(cursor)
+    assert (pane.bounded, pane.full) == (0, 2)
+    if event == "width":
+        assert reading.lines[-5:] == tuple(new)
+    elif event == "repetitive":
+        assert reading.lines_missed  # honest: neither proof can place the anchor
+    else:
+        assert (reading.lines, reading.lines_missed) == (tuple(new), False)
+
+
+def test_a_height_change_keeps_bounded_reads_exact() -> None:
+    pane = Pane(limit=3000)
+    cursor = started(pane, 2500)
+    for step, height in enumerate((20, 6, 30, 10)):
+        pane.backend.resize_window(REF, pane.window_id, height=height)
+        new = pane.lines(f"h{step}-", 7)
+        reading = pane.follow(cursor)
+        assert (reading.lines[-7:], reading.lines_missed) == (tuple(new), False)
+        cursor = reading.cursor
+    assert (pane.bounded, pane.full) == (4, 1)
+
+
+def test_a_ledger_of_the_wrong_length_is_not_used() -> None:
+    pane = Pane()
+    cursor = started(pane, 3000)
+    ledger = pane.ledgers.get(cursor.encode())
+    assert ledger is not None
+    pane.lines("new", 3)
+    snap = pane.snapshot(bounded_plan())
+    assert advance_bounded(cursor, ledger[:-HASH_SIZE], snap) is None
+    assert advance_bounded(cursor, ledger, snap) is not None
+    older = dataclasses.replace(cursor, history_size=cursor.history_size - 1)
+    assert advance_bounded(older, ledger, snap) is None
+
+
+def test_the_ledger_store_keeps_the_newest() -> None:
+    store = Ledgers(capacity=2)
+    store.put("a", b"1")
+    store.put("b", None)
+    store.put("b", b"2")
+    store.put("c", b"3")
+    assert (store.get("a"), store.get("b"), store.get("c"), len(store)) == (None, b"2", b"3", 2)
+    store.put("b", b"4")
+    store.put("d", b"5")
+    assert (store.get("b"), store.get("c")) == (b"4", None)
+    with pytest.raises(ValueError, match="at least one"):
+        Ledgers(capacity=0)
