@@ -84,3 +84,23 @@ async def test_the_default_answer_stays_within_its_bytes_per_pane(
     size = len(text.encode()) + len(json.dumps(result.structured_content).encode())
     assert size / count <= PANE_BYTES_BUDGET, size / count
     assert text.count("\n") == count  # a header and one line a pane
+
+
+async def test_a_search_match_says_where_and_what_without_geometry(
+    client: Client,  # type: ignore[type-arg]
+    two_sessions: dict[str, str],
+) -> None:
+    found = await call(client, "search_panes", pattern="$", regex=True)
+    assert found["matches"]
+    for match in found["matches"]:
+        assert set(match) == {
+            "pane_id",
+            "pane_current_command",
+            "pane_current_path",
+            "window_id",
+            "window_name",
+            "session_name",
+            "matched_lines",
+            "matched_line_count",
+            "is_caller",
+        }
