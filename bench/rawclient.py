@@ -55,6 +55,10 @@ class RawStdioClient:
         self._timeout = timeout
         self._proc: asyncio.subprocess.Process | None = None
         self._next_id = 0
+        #: every byte read from the server's stdout: answers, notifications, newlines
+        self.bytes_received = 0
+        #: the latest tools/call answer as the server sent it (``result`` of the reply)
+        self.last_result: dict[str, Any] = {}
 
     async def __aenter__(self) -> RawStdioClient:
         self._log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -106,6 +110,7 @@ class RawStdioClient:
 
     async def call_tool_mcp(self, name: str, arguments: Mapping[str, Any]) -> CallResult:
         result = await self._request("tools/call", {"name": name, "arguments": dict(arguments)})
+        self.last_result = result
         blocks = [TextBlock(b.get("text", "")) for b in result.get("content", [])]
         return CallResult(
             is_error=bool(result.get("isError")),
@@ -135,6 +140,7 @@ class RawStdioClient:
         assert proc.stdout is not None
         while True:
             line = await proc.stdout.readline()
+            self.bytes_received += len(line)
             if not line:
                 raise ConnectionError(f"the server closed its output during {method}")
             reply = json.loads(line)

@@ -27,6 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import report as rpt
+from . import workflow
 from .clients import (
     McpServer,
     ServerSpec,
@@ -74,8 +75,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=20261123, help="workload random seed")
     parser.add_argument(
         "--phases",
-        default="startup,latency,spawns,exactness",
-        help="comma-separated subset of startup,latency,spawns,exactness",
+        default="startup,latency,spawns,exactness,workflow",
+        help="comma-separated subset of startup,latency,spawns,exactness,workflow",
     )
     parser.add_argument("--tmux-bin", help="tmux to run (default: tmux on PATH)")
     parser.add_argument("--gridmux", help="command starting gridmux (default: beside python)")
@@ -182,6 +183,9 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
             if "exactness" in phases:
                 log("exactness")
                 await exactness_phase(result, [server for server, _ in running], env, plan, args)
+    if "workflow" in phases:
+        log("agent workflow bytes")
+        result.workflow = await workflow.measure(specs, env)
     if "spawns" in phases:
         log("tmux processes per call")
         async with connected(specs, env, counting=True, log="spawns") as running:

@@ -14,7 +14,7 @@ from gridmux.backend import TmuxBackend
 from gridmux.instructions import build_instructions
 from gridmux.safety import enforce
 from gridmux.settings import Settings
-from gridmux.tools import ToolContext, register_all
+from gridmux.tools import AnswerShaper, ToolContext, register_all
 from gridmux.transport import serve
 
 BACKEND_GROUP = "gridmux.backends"
@@ -32,6 +32,7 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
         lifespan=context.lifespan(),
     )
     tier = settings.safety
+    mcp.add_middleware(AnswerShaper(mcp))  # outermost: the audit log sees raw exceptions
     mcp.add_middleware(audit_middleware(settings))
     enforce(mcp, tier)
     register_all(mcp)

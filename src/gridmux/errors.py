@@ -22,14 +22,25 @@ from __future__ import annotations
 
 
 class GridmuxError(Exception):
-    """Base class. ``hint`` tells an agent how to recover."""
+    """Base class. ``hint`` tells an agent how to recover; ``parameter`` names
+    the argument at fault when there is one; ``kind`` is the error's class
+    as a client sees it (``invalid_argument``, ``not_found``, ...)."""
 
     default_hint = ""
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, parameter: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = self.default_hint if hint is None else hint
+        self.parameter = parameter
+
+    @property
+    def kind(self) -> str:
+        """The class name in snake case: ``NotFound`` -> ``not_found``."""
+        name = type(self).__name__
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
     def __str__(self) -> str:
         return self.message

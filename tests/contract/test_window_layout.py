@@ -112,10 +112,15 @@ async def test_select_layout_presets_and_a_saved_layout_string(
     stacked = (await call(client, "get_window_info", window_id=target))["window_layout"]
     side = await call(client, "select_layout", layout="even-horizontal", window_id=target)
     assert side["window_layout"] != stacked
-    assert {p["pane_top"] for p in await panes(client, window_id=target)} == {0}
+    assert {p["pane_top"] for p in await panes(client, window_id=target, fields=["pane_top"])} == {
+        0
+    }
     restored = await call(client, "select_layout", layout=stacked, session_name="ops")
     assert restored["window_layout"] == stacked
-    assert len({p["pane_top"] for p in await panes(client, window_id=target)}) == 3
+    assert (
+        len({p["pane_top"] for p in await panes(client, window_id=target, fields=["pane_top"])})
+        == 3
+    )
     for name in ("even-vertical", "main-horizontal", "main-vertical", "tiled"):
         await call(client, "select_layout", layout=name, window_id=target)
 

@@ -205,7 +205,7 @@ async def test_failures_are_recorded_with_their_type(
             with pytest.raises(Exception):  # noqa: B017, PT011 - each kind is checked below
                 await client.call_tool(name, args)
     assert [(r["tool"], r["outcome"], r["error_type"]) for r in audit] == [
-        ("get_pane_info", "error", "ToolError"),
+        ("get_pane_info", "error", "TaughtError"),  # a ToolError with kind and hint
         ("list_sessions", "error", "ValidationError"),
         ("create_session", "error", "ToolError"),  # refused by the tier gate
     ]

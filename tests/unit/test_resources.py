@@ -101,7 +101,9 @@ async def test_window_panes_match_list_panes(
     panes = await read_json(client, f"tmux://windows/{window_id}/panes")
     assert len(panes) == 2
     assert {p["window_id"] for p in panes} == {window_id}
-    assert panes == (await call(client, "list_panes", window_id=window_id))["result"]
+    assert (
+        panes == (await call(client, "list_panes", window_id=window_id, fields=["all"]))["result"]
+    )
     bare = window_id.removeprefix("@")
     assert await read_json(client, f"tmux://windows/{bare}/panes") == panes
 

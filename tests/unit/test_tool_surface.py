@@ -68,9 +68,9 @@ kill_session destructive str
 select_window mutating WindowInfo
     window_id=None window_index=None direction=None session_name=None session_id=None
     socket_name=None
-list_panes readonly list[PaneInfo]
+list_panes readonly list[PaneRow]
     session_name=None session_id=None window_id=None window_index=None socket_name=None
-    filters=None
+    filters=None fields=None
 get_window_info readonly WindowInfo
     window_id=None window_index=None session_name=None session_id=None socket_name=None
 split_window mutating PaneInfo

@@ -33,6 +33,7 @@ from . import (
     window_arrange,
     windows,
 )
+from ._answers import AnswerShaper
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
 from ._results import pane_result, session_result, window_result
@@ -69,6 +70,7 @@ def register_all(mcp: FastMCP) -> None:
 
 __all__ = [
     "TOOL_CONTEXT",
+    "AnswerShaper",
     "PaneInfo",
     "SessionInfo",
     "ToolContext",

@@ -119,9 +119,23 @@ def same_socket(first: str, second: str) -> bool:
     return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
 
 
+class TaughtError(ToolError):
+    """A tool error that knows its kind, the parameter at fault and what to do
+    instead; the answer shaper (``_answers``) sends them as the error's
+    ``_meta`` beside the text."""
+
+    def __init__(
+        self, message: str, *, kind: str, hint: str = "", parameter: str | None = None
+    ) -> None:
+        super().__init__(message if not hint else f"{message}\nHint: {hint}")
+        self.message = message
+        self.kind = kind
+        self.hint = hint
+        self.parameter = parameter
+
+
 def tool_error(exc: GridmuxError) -> ToolError:
-    text = exc.message if not exc.hint else f"{exc.message}\nHint: {exc.hint}"
-    return ToolError(text)
+    return TaughtError(exc.message, kind=exc.kind, hint=exc.hint, parameter=exc.parameter)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,9 @@
 
 ``{"session_name__contains": "dev"}`` keeps rows whose field matches. Values
 compare as text, so ``{"pane_active": "true"}`` and ``{"pane_index": "0"}``
-work on booleans and numbers alike. A JSON string is accepted for clients
-that cannot send objects.
+work on booleans and numbers alike; a boolean field also takes ``"1"``/``"0"``
+(and ``"yes"``/``"no"``, ``"on"``/``"off"``, any case) for true and false.
+A JSON string is accepted for clients that cannot send objects.
 """
 
 from __future__ import annotations
@@ -85,13 +86,24 @@ def apply_filters(
     return [
         i
         for i, row in enumerate(rows)
-        if all(op(_text(row[field]), _comparable(wanted)) for field, op, wanted in checks)
+        if all(
+            op(_text(row[field]), _comparable(wanted, boolean=isinstance(row[field], bool)))
+            for field, op, wanted in checks
+        )
     ]
 
 
-def _comparable(value: Any) -> Any:
+_TRUTH = {"1": "true", "yes": "true", "on": "true", "0": "false", "no": "false", "off": "false"}
+
+
+def _comparable(value: Any, *, boolean: bool = False) -> Any:
+    """``value`` as the text a row's field is compared with; for a boolean
+    field, 1/0, yes/no, on/off and any case of true/false read as true/false."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return [_comparable(v) for v in value]
+        return [_comparable(v, boolean=boolean) for v in value]
+    if boolean and isinstance(value, int | str):
+        text = str(value).strip().lower()
+        return _TRUTH.get(text, text)
     return value

@@ -7,7 +7,9 @@ need them (marked "gridmux:" in the descriptions).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class _Result(BaseModel):
@@ -84,6 +86,63 @@ class PaneInfo(_PaneGeometry):
     is_caller: bool | None = Field(
         description="True when this is the pane the MCP server itself runs in; null if unknown."
     )
+
+
+#: list_panes' default columns: what an agent uses to pick a pane (PaneRow).
+PANE_ROW_FIELDS: tuple[str, ...] = (
+    "pane_id",
+    "session_name",
+    "window_id",
+    "window_index",
+    "window_name",
+    "pane_index",
+    "pane_active",
+    "pane_dead",
+    "pane_current_command",
+    "pane_current_path",
+    "pane_width",
+    "pane_height",
+    "is_caller",
+)
+
+
+class PaneRow(_Result):
+    """A pane as list_panes lists it: the default columns always, others on request.
+
+    Only the fields that were set are serialized, so a row carries exactly the
+    columns asked for (``fields``); the schema lists every optional one.
+    """
+
+    pane_id: str = Field(description="Pane id, e.g. '%3'.")
+    session_name: str
+    window_id: str
+    window_index: int
+    window_name: str
+    pane_index: int
+    pane_active: bool
+    pane_dead: bool
+    pane_current_command: str
+    pane_current_path: str
+    pane_width: int
+    pane_height: int
+    is_caller: bool | None = Field(description="The MCP server's own pane; null if unknown.")
+    session_id: str | None = None
+    pane_tty: str | None = None
+    pane_pid: int | None = None
+    pane_title: str | None = None
+    pane_left: int | None = None
+    pane_top: int | None = None
+    pane_right: int | None = None
+    pane_bottom: int | None = None
+    pane_at_left: bool | None = None
+    pane_at_right: bool | None = None
+    pane_at_top: bool | None = None
+    pane_at_bottom: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {k: v for k, v in data.items() if k in self.model_fields_set}
 
 
 class PaneSnapshot(_PaneGeometry):

@@ -12,20 +12,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._models import _PaneGeometry, _Result
+from ._models import _Result
 from ._params import PaneIdText, SessionIdText, WindowIdText
 
 # -- search_panes -------------------------------------------------------------------------
 
 
-class PaneContentMatch(_PaneGeometry):
+class PaneContentMatch(_Result):
+    """A pane whose text matched: where it is and what matched (get_pane_info for the rest)."""
+
     pane_id: str
-    pane_tty: str
     pane_current_command: str
     pane_current_path: str
     window_id: str
     window_name: str
-    session_id: str
     session_name: str
     matched_lines: list[str] = Field(
         description="The newest matching lines (wrapped lines joined), oldest first."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Annotated
 
 from pydantic import Field
@@ -14,7 +15,7 @@ from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._filters import apply_filters
-from ._models import PaneInfo, PaneSnapshot
+from ._models import PANE_ROW_FIELDS, PaneInfo, PaneRow, PaneSnapshot
 from ._params import (
     Filters,
     MaxLines,
@@ -34,6 +35,41 @@ from ._text import strip_blank_tail
 _ROW_MIN, _ROW_MAX = -(10**9), 32767
 Row = Annotated[int | None, Field(ge=_ROW_MIN, le=_ROW_MAX)]
 
+#: Columns list_panes adds on request (``fields``); "all" adds every one.
+EXTRA_PANE_FIELDS: tuple[str, ...] = tuple(
+    name for name in PaneRow.model_fields if name not in PANE_ROW_FIELDS
+)
+PaneFields = Annotated[
+    list[str] | None,
+    Field(
+        description=(
+            'Extra columns beyond the default ones, or ["all"]: '
+            + " ".join(EXTRA_PANE_FIELDS)
+            + ". get_pane_info describes one pane in full."
+        ),
+    ),
+]
+
+
+def pane_columns(fields: list[str] | None) -> tuple[str, ...]:
+    """The columns a list_panes call returns: the defaults plus ``fields``."""
+    if not fields:
+        return PANE_ROW_FIELDS
+    if "all" in fields:
+        return PANE_ROW_FIELDS + EXTRA_PANE_FIELDS
+    for name in fields:
+        if name not in PaneRow.model_fields:
+            close = get_close_matches(name, EXTRA_PANE_FIELDS, n=1)
+            raise InvalidArgument(
+                f"unknown field {name!r} in fields",
+                hint=(f"Did you mean {close[0]!r}? " if close else "")
+                + "Fields: all, "
+                + ", ".join(EXTRA_PANE_FIELDS)
+                + ".",
+                parameter="fields",
+            )
+    return PANE_ROW_FIELDS + tuple(n for n in EXTRA_PANE_FIELDS if n in fields)
+
 
 @tool("List tmux Panes", always_load=True)
 async def list_panes(
@@ -44,15 +80,21 @@ async def list_panes(
     socket_name: SocketName = None,
     filters: Filters = None,
     socket_path: SocketPath = None,
+    fields: PaneFields = None,
     *,
     ctx: ToolContext = TOOL_CONTEXT,
-) -> list[PaneInfo]:
+) -> list[PaneRow]:
     """List panes: of one window, of one session, or of the whole server.
 
     Use to find the pane id to read or type into. One tmux call lists
-    everything; filters narrow it (e.g. by current command).
+    everything; filters narrow it (e.g. by current command) and may name any
+    get_pane_info field; ``fields`` adds columns to the default ones.
     """
     server = ctx.server(socket_name, socket_path)
+    try:
+        columns = pane_columns(fields)
+    except InvalidArgument as exc:
+        raise tool_error(exc) from exc
 
     def select() -> list[BackendPane]:
         listing = panes = ctx.backend.list_panes(server)
@@ -75,12 +117,12 @@ async def list_panes(
         return panes
 
     panes = await ctx.call(select)
-    results = [pane_result(ctx, server, p) for p in panes]
+    rows = [pane_result(ctx, server, p).model_dump() for p in panes]
     try:
-        keep = apply_filters([r.model_dump() for r in results], filters)
+        keep = apply_filters(rows, filters)
     except InvalidArgument as exc:
         raise tool_error(exc) from exc
-    return [results[i] for i in keep]
+    return [PaneRow(**{c: rows[i][c] for c in columns}) for i in keep]
 
 
 @tool("Get tmux Pane Info")
