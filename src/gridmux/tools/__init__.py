@@ -35,7 +35,9 @@ from . import (
 )
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
+from ._params import SHARED_PARAMETERS
 from ._results import pane_result, session_result, window_result
+from ._schemas import lean_input, lean_output
 from ._targets import check_id, resolve_session
 from ._text import strip_blank_tail
 
@@ -64,10 +66,20 @@ def register_all(mcp: FastMCP) -> None:
     """Add every tool to ``mcp``, in the order clients list them."""
     for module in _MODULES:
         for fn in module.TOOLS:
-            mcp.add_tool(fn)
+            found = mcp.add_tool(fn)
+            mcp.local_provider.remove_tool(found.name)
+            mcp.add_tool(
+                found.model_copy(
+                    update={
+                        "parameters": lean_input(found.parameters),
+                        "output_schema": lean_output(found.output_schema),
+                    }
+                )
+            )
 
 
 __all__ = [
+    "SHARED_PARAMETERS",
     "TOOL_CONTEXT",
     "PaneInfo",
     "SessionInfo",
