@@ -44,6 +44,13 @@ mutating and destructive siblings run several calls in one request.
 def build_instructions(settings: Settings) -> str:
     """The instructions for a server running with ``settings``."""
     parts = [GUIDE, TIER_NOTES[settings.safety]]
+    if settings.selected_tools() is not None:
+        parts.append(
+            "Some tools are switched off on this server (--tools/--exclude-tools): "
+            "a tool named here but not listed cannot be called."
+        )
+    if settings.wait_max_seconds < Settings.model_fields["wait_max_seconds"].default:
+        parts.append(f"No wait may last longer than {settings.wait_max_seconds:g} s here.")
     if settings.caller_pane:
         where = f" on socket {settings.caller_socket}" if settings.caller_socket else ""
         parts.append(

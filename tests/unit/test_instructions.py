@@ -87,9 +87,23 @@ def test_the_caller_pane_is_named_only_inside_tmux() -> None:
     assert "runs in pane" not in outside
 
 
+def test_a_selection_and_a_ceiling_are_said() -> None:
+    plain = build_instructions(Settings())
+    assert "switched off" not in plain and "No wait may last" not in plain
+    chosen = build_instructions(Settings(exclude_tools="batch", wait_max_seconds=30))
+    assert "Some tools are switched off on this server" in chosen
+    assert "No wait may last longer than 30 s here." in chosen
+
+
 def test_the_instructions_stay_short() -> None:
     longest = build_instructions(
-        Settings(safety="mutating", caller_pane="%1234", caller_socket="/tmp/" + "x" * 90)
+        Settings(
+            safety="mutating",
+            caller_pane="%1234",
+            caller_socket="/tmp/" + "x" * 90,
+            exclude_tools="batch",
+            wait_max_seconds=12.5,
+        )
     )
     assert len(longest.encode()) <= 2048  # the seeds' budget
 

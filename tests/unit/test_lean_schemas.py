@@ -74,7 +74,7 @@ async def test_every_result_conforms_to_its_lean_output_schema(backend: SimBacke
     backend.new_session(ServerRef(), name="work", width=40, height=5)
     server = create_server(backend, Settings(backend="sim", safety="destructive"))
     async with Client(server) as client:
-        schemas = {t.name: t.outputSchema for t in await client.list_tools()}
+        schemas = {t.name: t.output_schema for t in await client.list_tools()}
         listed = ("list_panes", "get_pane_info", "list_windows", "list_sessions", "snapshot_pane")
         for name in listed:
             result = await client.call_tool(name, {})
