@@ -19,15 +19,16 @@ GUIDE = """\
 gridmux drives tmux: it finds panes, types into them, reads and waits on them. \
 Use it for terminals and programs running in tmux; not for browser tabs, editor \
 buffers or files (read and edit those directly), nor for a one-off command your \
-own shell tool can run.
+own shell tool runs.
 
-Objects: server > session ($1) > window (@2) > pane (%3). Ids stay fixed while \
-names and indexes change: target by id. The target parameters mean the same on \
+Objects: server > session ($1) > window (@2) > pane (%3). Ids stay fixed: \
+target by id. The target parameters mean the same on \
 every tool: pane_id; window_id (for a pane tool, its active pane); window_index \
 (in the session); session_id or session_name (its current window or pane); \
 socket_name (tmux -L) or socket_path (tmux -S, wins) for another tmux server than \
-the configured one. An id must exist. With no target a tool acts only when the \
-server has exactly one candidate; otherwise its error lists them.
+the configured one. A list tool lists what a target holds. An id must exist. \
+With no target a tool acts only when the server has exactly one candidate; \
+otherwise its error lists them.
 
 Find: list_panes (filters on metadata such as pane_current_command), \
 search_panes (text on screens), get_pane_info. Read: snapshot_pane for one look, \
@@ -47,7 +48,7 @@ def build_instructions(settings: Settings) -> str:
     if settings.selected_tools() is not None:
         parts.append(
             "Some tools are switched off on this server (--tools/--exclude-tools): "
-            "a tool named here but not listed cannot be called."
+            "call only the listed ones."
         )
     if settings.wait_max_seconds < Settings.model_fields["wait_max_seconds"].default:
         parts.append(f"No wait may last longer than {settings.wait_max_seconds:g} s here.")

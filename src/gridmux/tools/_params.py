@@ -83,9 +83,9 @@ NewSessionName = Annotated[str, Field(pattern=SESSION_NAME.pattern), _explained(
 #: something else (a required id, a cursor's pane) describes its own.
 SHARED_PARAMETERS: dict[str, str] = {
     "pane_id": "a pane id ('%3')",
-    "window_id": "a window id ('@2'): its active pane for pane tools",
+    "window_id": "a window id ('@2'): the window, or its active pane for pane tools",
     "window_index": "a window's index in the session ('0')",
-    "session_id": "a session id ('$1'): its current window or pane",
+    "session_id": "a session id ('$1'): the session, or its current window or pane",
     "session_name": "a session's exact name: the same as session_id",
     "socket_name": "another tmux server by socket name (tmux -L)",
     "socket_path": "another tmux server by absolute socket path (tmux -S); wins over socket_name",
