@@ -174,6 +174,20 @@ async def connected(
         yield servers
 
 
+async def tool_list_bytes(spec: ServerSpec, env: TmuxEnv) -> int:
+    """Bytes of the ``tools/list`` answer as the client receives it (one JSON line)."""
+    client, _ = _client(spec, env, None, "tool-list")
+    try:
+        async with client:
+            tools = await client.list_tools()
+            size = client.last_answer_bytes
+    except Exception as exc:
+        raise BenchError(f"{spec.label} did not start: {exc}") from exc
+    if not tools:
+        raise BenchError(f"{spec.label} listed no tools")
+    return size
+
+
 async def startup_seconds(spec: ServerSpec, env: TmuxEnv) -> float:
     """Seconds from spawning the server to the answer of its first tools/list."""
     client, _ = _client(spec, env, None, "startup")

@@ -96,6 +96,9 @@ class RawStdioClient:
                 proc.kill()
             await proc.wait()
 
+    #: Bytes of the latest answer as it came over stdio (its JSON line).
+    last_answer_bytes = 0
+
     @property
     def last_request_id(self) -> int:
         """The id of the latest request sent (0 before the first)."""
@@ -146,6 +149,7 @@ class RawStdioClient:
             reply = json.loads(line)
             if reply.get("id") != wanted or "method" in reply:
                 continue  # a notification, or a request to us (none are announced)
+            self.last_answer_bytes = len(line.rstrip(b"\n"))
             if "error" in reply:
                 raise RuntimeError(f"{method}: {reply['error'].get('message')}")
             return reply.get("result")

@@ -36,6 +36,7 @@ from .clients import (
     server_specs,
     spawn_target,
     startup_seconds,
+    tool_list_bytes,
 )
 from .latency import CASES, Fixture, run_cases
 from .tmuxenv import BenchError, TmuxEnv, find_tmux
@@ -174,6 +175,7 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
     if "startup" in phases:
         log("start-up")
         result.startup = await measure_startup(specs, env, plan.startup_reps)
+        result.tool_list = {spec.key: await tool_list_bytes(spec, env) for spec in specs}
     fixture = Fixture.create(env, layout, [spec.key for spec in specs])
     if phases & {"latency", "exactness"}:
         async with connected(specs, env, counting=False, log="latency") as running:

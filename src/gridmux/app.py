@@ -34,8 +34,8 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
     tier = settings.safety
     mcp.add_middleware(AnswerShaper(mcp))  # outermost: the audit log sees raw exceptions
     mcp.add_middleware(audit_middleware(settings))
-    enforce(mcp, tier)
-    register_all(mcp)
+    enforce(mcp, tier, settings.selected_tools())
+    register_all(mcp, settings)
     resources.register(mcp)
     prompts.register(mcp)
     return mcp

@@ -23,6 +23,7 @@ from mcp_types import Tool
 from gridmux.app import create_server, load_backend
 from gridmux.safety import Tier, listed_tier
 from gridmux.settings import Settings
+from gridmux.tools import SHARED_PARAMETERS
 
 DEFAULT_PATH = Path("docs/tools.md")
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -52,6 +53,8 @@ def type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     if "const" in schema:
         return json.dumps(schema["const"])
     kind = schema.get("type", "any")
+    if isinstance(kind, list):  # {"type": ["string", "null"], ...}: one name per type
+        return " | ".join(type_of({**schema, "type": one}, defs) for one in kind)
     if kind == "array":
         return f"list[{type_of(schema.get('items', {}), defs)}]"
     if kind == "object" and "properties" not in schema:
@@ -98,7 +101,7 @@ def parameters(tool: Tool) -> list[str]:
     rows = ["| parameter | type | default | description |", "| --- | --- | --- | --- |"]
     for name, prop in props.items():
         default = "required" if name in required else f"`{json.dumps(prop.get('default'))}`"
-        described = prop.get("description", "")
+        described = prop.get("description", "") or SHARED_PARAMETERS.get(name, "")
         limits = bounds(prop)
         if limits:
             described = f"{described} ({limits})" if described else f"({limits})"

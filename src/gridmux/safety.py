@@ -12,7 +12,8 @@ hides every tool above the server's tier and installs :class:`TierGate`, and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import difflib
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -169,6 +170,114 @@ POLICY: Mapping[str, Rule] = {
 for _name, _rule in POLICY.items():
     _rule.check(_name)
 
+#: Groups of tools a user switches on and off together (``--tools``,
+#: ``--exclude-tools``), after the predecessor's toolsets. Every tool is in
+#: exactly one group; the tiers still apply on top of a selection.
+GROUPS: Mapping[str, tuple[str, ...]] = {
+    "inspect": (
+        "list_servers",
+        "get_server_info",
+        "list_sessions",
+        "get_session_info",
+        "list_windows",
+        "get_window_info",
+        "list_panes",
+        "get_pane_info",
+        "find_pane_by_position",
+        "display_message",
+    ),
+    "read": (
+        "capture_pane",
+        "snapshot_pane",
+        "capture_since",
+        "search_panes",
+        "wait_for_text",
+        "wait_for_content_change",
+    ),
+    "execute": (
+        "send_keys",
+        "send_keys_batch",
+        "run_command",
+        "paste_text",
+        "clear_pane",
+        "respawn_pane",
+        "pipe_pane",
+        "load_buffer",
+        "paste_buffer",
+        "show_buffer",
+        "delete_buffer",
+        "wait_for_channel",
+        "signal_channel",
+    ),
+    "arrange": (
+        "create_session",
+        "rename_session",
+        "create_window",
+        "select_window",
+        "split_window",
+        "rename_window",
+        "select_layout",
+        "resize_window",
+        "move_window",
+        "set_pane_title",
+        "resize_pane",
+        "select_pane",
+        "swap_pane",
+        "enter_copy_mode",
+        "exit_copy_mode",
+    ),
+    "settings": (
+        "show_option",
+        "set_option",
+        "show_environment",
+        "set_environment",
+        "show_hooks",
+        "show_hook",
+    ),
+    "batch": (
+        "call_readonly_tools_batch",
+        "call_mutating_tools_batch",
+        "call_destructive_tools_batch",
+    ),
+    "teardown": ("kill_pane", "kill_window", "kill_session", "kill_server"),
+}
+
+
+def _names(text: str, option: str) -> set[str]:
+    """The tools a comma-separated list of tool and group names stands for."""
+    chosen: set[str] = set()
+    for word in (part.strip() for part in text.split(",")):
+        if not word:
+            continue
+        if word in GROUPS:
+            chosen.update(GROUPS[word])
+        elif word in POLICY:
+            chosen.add(word)
+        else:
+            close = difflib.get_close_matches(word, [*GROUPS, *POLICY], n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(
+                f"{option}: unknown tool or group {word!r} ({hint}groups: {', '.join(GROUPS)}; "
+                "or any tool name)"
+            )
+    return chosen
+
+
+def select_tools(tools: str | None, exclude_tools: str | None) -> frozenset[str]:
+    """The tools a server offers: ``tools`` (all when None) minus ``exclude_tools``.
+
+    Each is a comma-separated list of tool and group names; an unknown name,
+    or a selection that leaves no tool, is a ValueError saying so.
+    """
+    chosen = set(POLICY) if tools is None else _names(tools, "--tools")
+    if tools is not None and not chosen:
+        raise ValueError("--tools: names no tool (give tool or group names, comma-separated)")
+    chosen -= _names(exclude_tools or "", "--exclude-tools")
+    if not chosen:
+        raise ValueError("--tools/--exclude-tools: the selection leaves no tool")
+    return frozenset(chosen)
+
+
 #: What each tier lets an agent do, as the server's instructions say it.
 TIER_NOTES: Mapping[Tier, str] = {
     Tier.READONLY: (
@@ -312,15 +421,28 @@ def listed_tier(tool: mt.Tool) -> Tier | None:
 
 
 def refusal(
-    name: str, tier: Tier | None, server_tier: Tier, *, ceiling: Tier | None = None, batch: str = ""
+    name: str,
+    tier: Tier | None,
+    server_tier: Tier,
+    *,
+    ceiling: Tier | None = None,
+    batch: str = "",
+    selected: Collection[str] | None = None,
 ) -> str | None:
     """Why ``name`` (a ``tier`` tool) may not run here, or None when it may.
 
     ``ceiling`` and ``batch`` are a batch tool's own tier and name: a batch
-    runs no tool without a tier and none above its ceiling.
+    runs no tool without a tier and none above its ceiling. ``selected`` is
+    the server's tool selection (None: every tool): a tool outside it is off.
     """
     if tier is None:
         return f"{name} has no safety tier, so no batch runs it" if batch else None
+    if selected is not None and name not in selected:
+        return (
+            f"{name} is switched off on this server (--tools/--exclude-tools)\n"
+            f"Hint: use the tools it lists, or ask the user to restart gridmux with {name} "
+            "in --tools (GRIDMUX_TOOLS) and not in --exclude-tools (GRIDMUX_EXCLUDE_TOOLS)."
+        )
     if tier > server_tier:
         return (
             f"{name} is a {tier.tag} tool and this server runs at safety tier "
@@ -344,9 +466,12 @@ class TierGate(Middleware):
     makes the refusal say why and what to do.
     """
 
-    def __init__(self, mcp: FastMCP, server_tier: Tier) -> None:
+    def __init__(
+        self, mcp: FastMCP, server_tier: Tier, selected: Collection[str] | None = None
+    ) -> None:
         self._mcp = mcp
         self._server_tier = server_tier
+        self._selected = selected
         # A tool's tier is fixed at registration; FastMCP's lookup scans every
         # component, so each name is looked up once.
         self._tiers: dict[str, Tier | None] = {}
@@ -367,23 +492,28 @@ class TierGate(Middleware):
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
-        refused = refusal(name, await self.tier(name), self._server_tier)
+        refused = refusal(name, await self.tier(name), self._server_tier, selected=self._selected)
         if refused is not None:
             raise ToolError(refused)
         return await call_next(context)
 
 
-def enforce(mcp: FastMCP, tier: Tier) -> None:
-    """Expose ``tier`` and below on ``mcp``: hide the tools above it and gate calls to them."""
-    mcp.add_middleware(TierGate(mcp, tier))
+def enforce(mcp: FastMCP, tier: Tier, selected: Collection[str] | None = None) -> None:
+    """Expose ``tier`` and below on ``mcp``, only the ``selected`` tools of it (None: all):
+    hide the others and gate calls to them."""
+    mcp.add_middleware(TierGate(mcp, tier, selected))
     hidden = tools_above(tier)
     if hidden:
         mcp.disable(tags=hidden)
+    off = set(POLICY) - set(selected) if selected is not None else set()
+    if off:
+        mcp.disable(names=off, components={"tool"})
 
 
 __all__ = [
     "CREATES",
     "DESTROYS",
+    "GROUPS",
     "POLICY",
     "READONLY",
     "RESETS",
@@ -400,6 +530,7 @@ __all__ = [
     "listed_tier",
     "option_refusal",
     "refusal",
+    "select_tools",
     "tier_of",
     "tool",
     "tools_above",

@@ -17,7 +17,15 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BeforeValidator, Field, PlainSerializer, ValidationError, field_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -25,7 +33,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from gridmux.safety import Tier
+from gridmux.safety import GROUPS, Tier, select_tools
 
 ENV_PREFIX = "GRIDMUX_"
 DEFAULT_HOST = "127.0.0.1"
@@ -85,6 +93,15 @@ class Settings(BaseSettings):
     control_mode: OnOff = True
     #: With socket_name or socket_path set, whether calls may name other tmux servers.
     allow_other_servers: OnOff = False
+    #: Tools and groups (``gridmux.safety.GROUPS``) to offer, comma-separated;
+    #: None offers every tool of the tier. ``exclude_tools`` takes some away.
+    tools: str | None = None
+    exclude_tools: str | None = None
+    #: run_command's ``suppress_history`` when a call leaves it out (a leading
+    #: space keeps the command out of the shell's history).
+    suppress_history: OnOff = True
+    #: The longest timeout a tool that waits accepts, in seconds (at most an hour).
+    wait_max_seconds: float = Field(default=3600.0, gt=0, le=3600.0)
     #: The pane and tmux server the MCP process runs in (tmux sets ``TMUX_PANE``
     #: and ``TMUX``), so that no tool kills them.
     caller_pane: str | None = Field(default=None, validation_alias="TMUX_PANE")
@@ -100,6 +117,24 @@ class Settings(BaseSettings):
                 "your terminals"
             )
         return host
+
+    @field_validator("tools", "exclude_tools")
+    @classmethod
+    def _known_tools(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:  # an unknown name, or a selection of nothing, is refused
+            select_tools(value, None) if info.field_name == "tools" else select_tools(None, value)
+        return value
+
+    @model_validator(mode="after")
+    def _some_tool(self) -> Settings:
+        self.selected_tools()  # --tools and --exclude-tools together leave at least one
+        return self
+
+    def selected_tools(self) -> frozenset[str] | None:
+        """The tools this server offers (before its tier applies); None: all of them."""
+        if self.tools is None and self.exclude_tools is None:
+            return None
+        return select_tools(self.tools, self.exclude_tools)
 
     @field_validator("caller_socket")
     @classmethod
@@ -149,10 +184,13 @@ def _refuse(
     """``parser.error`` (exit status 2) naming each bad option or variable and its value."""
     problems = []
     for error in exc.errors(include_url=False):
-        field = str(error["loc"][0]) if error["loc"] else "?"
-        where = Settings.option(field) if field in given else Settings.variable(field)
         cause = error.get("ctx", {}).get("error")
         reason = str(cause) if isinstance(cause, ValueError) else error["msg"]
+        if not error["loc"]:  # several options together (the reason names them)
+            problems.append(reason)
+            continue
+        field = str(error["loc"][0])
+        where = Settings.option(field) if field in given else Settings.variable(field)
         problems.append(f"{where}={error['input']!r}: {reason}")
     parser.error("; ".join(problems))
 
@@ -229,6 +267,32 @@ def build_parser() -> argparse.ArgumentParser:
             "off (default): with --socket-name or --socket-path, every call stays on that "
             "server; on: a call's socket_name/socket_path may reach the user's other servers"
         ),
+    )
+    add(
+        "--tools",
+        metavar="LIST",
+        help=(
+            "offer only these tools, comma-separated tool names and groups: "
+            f"{', '.join(GROUPS)} (default: every tool of the safety tier)"
+        ),
+    )
+    add(
+        "--exclude-tools",
+        metavar="LIST",
+        help="offer none of these tools and groups (comma-separated), e.g. batch,teardown",
+    )
+    add(
+        "--suppress-history",
+        choices=("on", "off"),
+        help=(
+            "on (default): run_command types its command after a space, so shells with "
+            "HISTCONTROL=ignorespace keep it out of history, unless a call says otherwise"
+        ),
+    )
+    add(
+        "--wait-max-seconds",
+        metavar="SECONDS",
+        help="ceiling on every wait's timeout (default 3600; a longer one is refused)",
     )
     add("--version", action="store_true", help="print the version and exit")
     return parser

@@ -340,6 +340,19 @@ def test_startup_has_a_budget_and_its_ratio_is_information() -> None:
     assert passes == [True, False]
 
 
+def test_the_tool_list_size_has_issue_15s_budget_beside_the_predecessor() -> None:
+    report = sample_report()
+    report.tool_list = {"gridmux-off": 44_000, "gridmux-on": 99_000, rpt.PREDECESSOR: 148_000}
+    rows, passes = rpt.tool_list_rows(report)
+    assert [row[1:5] for row in rows] == [
+        ["44000", "44.0 KB", "45 KB", "PASS"],
+        ["99000", "99.0 KB", "45 KB", "FAIL"],
+        ["148000", "148.0 KB", "—", "—"],
+    ]
+    assert passes == [True, False]
+    assert "### tools/list: bytes a client receives" in rpt.render(report)
+
+
 def test_startup_ratio_pairs_the_rounds() -> None:
     report = sample_report()
     # the machine slowed down in round 2 for the predecessor's start-up only, and in

@@ -17,11 +17,15 @@ from tests.mcp_calls import call
 from tmuxsim import SimBackend
 
 REF = ServerRef()
+Q = "{?socket_name}"
 TEMPLATES = {
-    "tmux://sessions/{session_id}/windows": "application/json",
-    "tmux://windows/{window_id}/panes": "application/json",
-    "tmux://panes/{pane_id}": "application/json",
-    "tmux://panes/{pane_id}/content": "text/plain",
+    "tmux://sessions" + Q: "application/json",
+    "tmux://sessions/{session}" + Q: "application/json",
+    "tmux://sessions/{session}/windows" + Q: "application/json",
+    "tmux://sessions/{session}/windows/{window}" + Q: "application/json",
+    "tmux://windows/{window_id}/panes" + Q: "application/json",
+    "tmux://panes/{pane_id}" + Q: "application/json",
+    "tmux://panes/{pane_id}/content" + Q: "text/plain",
 }
 
 
@@ -143,7 +147,8 @@ async def test_pane_content_is_the_visible_screen(
         ("tmux://panes/abc", "'abc' is not a tmux pane id"),
         ("tmux://panes/@1", "'@1' is not a tmux pane id"),
         ("tmux://windows/%251/panes", "'%1' is not a tmux window id"),
-        ("tmux://sessions/dev/windows", "'dev' is not a tmux session id"),
+        ("tmux://sessions/nosuch/windows", "no session named 'nosuch'"),
+        ("tmux://sessions/$x/windows", "'$x' is not a tmux session id"),
         # A raw '%12' is a percent-escape (0x12): the hint says how to write it.
         ("tmux://panes/%12", "%253"),
     ],

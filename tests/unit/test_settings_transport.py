@@ -28,6 +28,10 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("audit_log", "/tmp/audit.jsonl", "/tmp/audit.jsonl"),
     ("control_mode", "off", False),
     ("allow_other_servers", "on", True),
+    ("tools", "inspect,read,send_keys", "inspect,read,send_keys"),
+    ("exclude_tools", "batch", "batch"),
+    ("suppress_history", "off", False),
+    ("wait_max_seconds", "30", 30.0),
 ]
 #: Another valid value of each field, for precedence (option over variable).
 OTHER_VALUE = {
@@ -43,6 +47,10 @@ OTHER_VALUE = {
     "audit_log": "/tmp/other.jsonl",
     "control_mode": "on",
     "allow_other_servers": "off",
+    "tools": "inspect",
+    "exclude_tools": "teardown",
+    "suppress_history": "on",
+    "wait_max_seconds": "60",
 }
 
 
@@ -87,6 +95,10 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "audit_log": None,
         "control_mode": True,
         "allow_other_servers": False,
+        "tools": None,
+        "exclude_tools": None,
+        "suppress_history": True,
+        "wait_max_seconds": 3600.0,
         "caller_pane": None,
         "caller_socket": None,
     }
@@ -176,6 +188,13 @@ def test_settings_are_frozen() -> None:
         (["--port", "http"], {}, ["--port='http'", "valid integer"]),
         ([], {"GRIDMUX_PORT": "x"}, ["GRIDMUX_PORT='x'", "valid integer"]),
         ([], {"GRIDMUX_PORT": "65536"}, ["GRIDMUX_PORT='65536'", "less than or equal to 65535"]),
+        (["--tools", "inspekt"], {}, ["--tools='inspekt'", "did you mean 'inspect'?", "teardown"]),
+        ([], {"GRIDMUX_EXCLUDE_TOOLS": "kill_pain"}, ["GRIDMUX_EXCLUDE_TOOLS", "'kill_pane'"]),
+        (["--tools", ","], {}, ["--tools=','", "names no tool"]),
+        (["--tools", "batch", "--exclude-tools", "batch"], {}, ["leaves no tool"]),
+        (["--suppress-history", "yes"], {}, ["--suppress-history", "on", "off"]),
+        (["--wait-max-seconds", "0"], {}, ["--wait-max-seconds='0'", "greater than 0"]),
+        ([], {"GRIDMUX_WAIT_MAX_SECONDS": "7200"}, ["less than or equal to 3600"]),
         (["--direct-calls", "on"], {}, ["unrecognized arguments: --direct-calls on"]),
         (["--socket"], {}, ["unrecognized arguments: --socket"]),
     ],

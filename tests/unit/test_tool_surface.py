@@ -280,8 +280,8 @@ def _param_problems(expected: Expected, schema: dict[str, Any]) -> list[str]:
             continue
         if name in required:
             problems.append(f"{name} should be optional (default {default!r})")
-        elif props[name].get("default", _REQUIRED) != default:
-            got = props[name].get("default", "<none>")
+        elif props[name].get("default") != default:  # an optional one listed without: null
+            got = props[name].get("default")
             problems.append(f"{name} default is {got!r}, expected {default!r}")
     return problems
 
@@ -325,7 +325,7 @@ def test_socket_arguments_everywhere_but_the_exempt_tools(
             for arg in ("socket_name", "socket_path"):
                 if arg not in props:
                     problems.setdefault(name, []).append(f"lacks {arg}")
-                elif props[arg].get("default", _REQUIRED) is not None:
+                elif props[arg].get("default") is not None or "null" not in props[arg]["type"]:
                     problems.setdefault(name, []).append(f"{arg} must default to null")
     assert not problems, _report(problems)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from fastmcp import FastMCP
 
+from gridmux.settings import Settings
+
 from . import (
     batches,
     buffers,
@@ -36,7 +38,10 @@ from . import (
 from ._answers import AnswerShaper
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
+from ._params import SHARED_PARAMETERS
 from ._results import pane_result, session_result, window_result
+from ._schemas import lean_input, lean_output
+from ._server_defaults import ServerDefaults, listed
 from ._targets import check_id, resolve_session
 from ._text import strip_blank_tail
 
@@ -61,14 +66,34 @@ _MODULES = (
 )
 
 
-def register_all(mcp: FastMCP) -> None:
-    """Add every tool to ``mcp``, in the order clients list them."""
+def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
+    """Add every tool to ``mcp``, in the order clients list them, with lean schemas
+    (``_schemas``) that say the server's defaults (``_server_defaults``), and the
+    middleware that applies those defaults to every call."""
+    settings = settings or Settings()
+    past_ceiling: dict[str, float] = {}
     for module in _MODULES:
         for fn in module.TOOLS:
-            mcp.add_tool(fn)
+            found = mcp.add_tool(fn)
+            mcp.local_provider.remove_tool(found.name)
+            timeout = found.parameters.get("properties", {}).get("timeout", {})
+            default = timeout.get("default")
+            if isinstance(default, int | float) and default > settings.wait_max_seconds:
+                past_ceiling[found.name] = float(default)
+            parameters = listed(found.name, lean_input(found.parameters), settings)
+            mcp.add_tool(
+                found.model_copy(
+                    update={
+                        "parameters": parameters,
+                        "output_schema": lean_output(found.output_schema),
+                    }
+                )
+            )
+    mcp.add_middleware(ServerDefaults(settings, past_ceiling))
 
 
 __all__ = [
+    "SHARED_PARAMETERS",
     "TOOL_CONTEXT",
     "AnswerShaper",
     "PaneInfo",

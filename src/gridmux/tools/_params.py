@@ -77,25 +77,27 @@ ExtraSocketPath = Annotated[
 #: A name for a new session (or a session's new name).
 NewSessionName = Annotated[str, Field(pattern=SESSION_NAME.pattern), _explained(check_session_name)]
 
-SocketName = Annotated[
-    SocketNameText | None,
-    Field(description="tmux socket name (tmux -L); default: the configured server."),
-]
-SocketPath = Annotated[
-    SocketPathText | None,
-    Field(description="tmux socket path (tmux -S), absolute; overrides socket_name."),
-]
-PaneId = Annotated[PaneIdText | None, Field(description="Pane id, e.g. '%1'.")]
-SessionName = Annotated[str | None, Field(description="Session name, to pick its active pane.")]
-SessionId = Annotated[
-    SessionIdText | None, Field(description="Session id, e.g. '$1', to pick its active pane.")
-]
-WindowId = Annotated[
-    WindowIdText | None, Field(description="Window id, e.g. '@1', to pick its active pane.")
-]
-WindowIndex = Annotated[
-    WindowIndexText | None, Field(description="Window index within the session, e.g. '0'.")
-]
+#: The target parameters, described once for every tool (in the server's
+#: instructions and in docs/tools.md) rather than again in each tool's schema:
+#: their names and id patterns say the rest. A tool whose parameter means
+#: something else (a required id, a cursor's pane) describes its own.
+SHARED_PARAMETERS: dict[str, str] = {
+    "pane_id": "a pane id ('%3')",
+    "window_id": "a window id ('@2'): the window, or its active pane for pane tools",
+    "window_index": "a window's index in the session ('0')",
+    "session_id": "a session id ('$1'): the session, or its current window or pane",
+    "session_name": "a session's exact name: the same as session_id",
+    "socket_name": "another tmux server by socket name (tmux -L)",
+    "socket_path": "another tmux server by absolute socket path (tmux -S); wins over socket_name",
+}
+
+SocketName = Annotated[SocketNameText | None, Field()]
+SocketPath = Annotated[SocketPathText | None, Field()]
+PaneId = Annotated[PaneIdText | None, Field()]
+SessionName = Annotated[str | None, Field()]
+SessionId = Annotated[SessionIdText | None, Field()]
+WindowId = Annotated[WindowIdText | None, Field()]
+WindowIndex = Annotated[WindowIndexText | None, Field()]
 Filters = Annotated[
     dict[str, Any] | str | None,
     Field(
@@ -112,6 +114,6 @@ MaxLines = Annotated[
 ]
 
 #: Naming a session for a session or window tool (the pane tools' wording differs).
-SessionNameArg = Annotated[str | None, Field(description="Session name (exact match).")]
-SessionIdArg = Annotated[SessionIdText | None, Field(description="Session id, e.g. '$1'.")]
-WindowIdArg = Annotated[WindowIdText | None, Field(description="Window id, e.g. '@1'.")]
+SessionNameArg = SessionName
+SessionIdArg = SessionId
+WindowIdArg = WindowId

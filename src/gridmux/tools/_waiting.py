@@ -1,5 +1,5 @@
 """What the tools that wait share: the longest wait, its timeout parameter,
-and throttled progress notifications."""
+the server's ceiling on it, and throttled progress notifications."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ from typing import Annotated
 
 from fastmcp import Context
 from pydantic import Field
+
+from gridmux.errors import InvalidArgument
+from gridmux.settings import Settings
+
+from ._context import tool_error
 
 #: The longest any wait (or run_command) may be asked to last.
 MAX_WAIT_SECONDS = 3600.0
@@ -21,6 +26,26 @@ Timeout = Annotated[
     float,
     Field(gt=0, le=MAX_WAIT_SECONDS, description="Give up after this many seconds."),
 ]
+
+
+def within_ceiling(timeout: float | None, settings: Settings) -> float | None:
+    """``timeout`` when the server allows a wait that long (``--wait-max-seconds``).
+
+    Every tool that waits calls this before it starts: a longer timeout is
+    refused, saying the ceiling, rather than cut short in silence.
+    """
+    ceiling = settings.wait_max_seconds
+    if timeout is not None and timeout > ceiling:
+        raise tool_error(
+            InvalidArgument(
+                f"timeout {timeout:g} s is above this server's wait ceiling of {ceiling:g} s",
+                hint=(
+                    f"Pass timeout={ceiling:g} or less, and call again to wait longer "
+                    "(the user sets the ceiling with --wait-max-seconds)."
+                ),
+            )
+        )
+    return timeout
 
 
 class Progress:
@@ -46,4 +71,4 @@ class Progress:
             )
 
 
-__all__ = ["MAX_WAIT_SECONDS", "Progress", "Timeout"]
+__all__ = ["MAX_WAIT_SECONDS", "Progress", "Timeout", "within_ceiling"]

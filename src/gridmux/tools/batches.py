@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Collection
 from typing import Annotated, Any, Literal
 
 from fastmcp import FastMCP
@@ -82,9 +83,10 @@ def _error_text_of(result: ToolResult) -> str:
 
 
 class _BatchRunner:
-    def __init__(self, mcp: FastMCP, server_tier: Tier) -> None:
+    def __init__(self, mcp: FastMCP, server_tier: Tier, selected: Collection[str] | None) -> None:
         self._mcp = mcp
         self._server_tier = server_tier
+        self._selected = selected  # the server's tool selection: a tool switched off stays off
 
     async def run(
         self,
@@ -168,7 +170,12 @@ class _BatchRunner:
         if found is None:
             raise _Refused(await self._unknown_text(name))
         refused = refusal(
-            name, tier_of(found), self._server_tier, ceiling=ceiling, batch=batch_name
+            name,
+            tier_of(found),
+            self._server_tier,
+            ceiling=ceiling,
+            batch=batch_name,
+            selected=self._selected,
         )
         if refused is not None:
             raise _Refused(refused)
@@ -222,7 +229,7 @@ _SERVER: FastMCP = CurrentFastMCP()
 
 
 def _runner(mcp: FastMCP, ctx: ToolContext) -> _BatchRunner:
-    return _BatchRunner(mcp, ctx.settings.safety)
+    return _BatchRunner(mcp, ctx.settings.safety, ctx.settings.selected_tools())
 
 
 @tool("Call Readonly Tools Batch")

@@ -86,9 +86,11 @@ async def list_panes(
 ) -> list[PaneRow]:
     """List panes: of one window, of one session, or of the whole server.
 
-    Use to find the pane id to read or type into. One tmux call lists
-    everything; filters narrow it (e.g. by current command) and may name any
-    get_pane_info field; ``fields`` adds columns to the default ones.
+    Use to find the pane id to read or type into. Here a session or
+    window target narrows the list to its panes (no active pane is
+    picked); filters narrow it further (e.g. by pane_current_command) and
+    may name any get_pane_info field; ``fields`` adds columns to the
+    default ones.
     """
     server = ctx.server(socket_name, socket_path)
     try:

@@ -153,20 +153,23 @@ async def kill_server(
 
     Use only to tear down a whole server you own; kill_session removes a
     single session. Refused when this MCP server itself runs in a pane of
-    that server.
+    that server. A server already gone is success, said so.
     """
     server = ctx.server(socket_name, socket_path)
 
     def kill() -> str:
         info = ctx.backend.server_info(server)
+        gone = f"No tmux server runs on {info.socket_path}: it is already gone, nothing to kill."
         if not info.is_alive:
-            raise NotFound(
-                f"no tmux server is running on {info.socket_path}",
-                hint="Nothing to kill; list_servers shows the servers that run.",
-            )
-        panes = ctx.backend.list_panes(server)
-        ctx.protect_caller(server, [p.pane_id for p in panes], "kill the tmux server")
-        ctx.backend.kill_server(server)
+            return gone
+        try:
+            panes = ctx.backend.list_panes(server)
+            ctx.protect_caller(server, [p.pane_id for p in panes], "kill the tmux server")
+            ctx.backend.kill_server(server)
+        except NotFound:  # it exited between the look and the kill: the same outcome
+            if ctx.backend.server_info(server).is_alive:
+                raise
+            return gone
         return f"Server killed: {info.socket_path}"
 
     return await ctx.call(kill)

@@ -65,8 +65,9 @@ async def list_windows(
     """List the windows (tabs) of one session, or of every session on the server.
 
     Use to find a window id or see each window's name, layout and size.
-    Reads metadata only; search_panes searches the text on screen. A
-    window linked into several sessions is listed once per session.
+    A session target narrows the list to its windows. Reads metadata
+    only; search_panes searches the text on screen. A window linked
+    into several sessions is listed once per session.
     """
     server = ctx.server(socket_name, socket_path)
 
