@@ -60,7 +60,7 @@ async def test_window_detail_by_index_name_or_id(
 ) -> None:
     _, window_id = two_sessions(backend)
     info = await call(client, "get_window_info", window_id=window_id)
-    panes = (await call(client, "list_panes", window_id=window_id))["result"]
+    panes = (await call(client, "list_panes", window_id=window_id, fields=["all"]))["result"]
     expected = {**info, "panes": panes}
     index = info["window_index"]
     for form in (str(index), "logs", window_id):
