@@ -3,7 +3,9 @@
 Both are FastMCP's own transports, started through its public ``run``; gridmux
 has no MCP framing of its own. Over stdio the MCP SDK points descriptors 0
 and 1 away from the wire while serving, so a child process or a stray print
-cannot write into the protocol stream.
+cannot write into the protocol stream. In front of it, a gate
+(:mod:`gridmux._stdio_gate`) answers each line the SDK would drop unanswered
+(not JSON, nested too deep, not a JSON-RPC message) with a JSON-RPC error.
 
 Over HTTP the socket is bound here, before the server starts, so that port 0
 can pick a free port and the address actually served can be announced on
@@ -21,6 +23,7 @@ import sys
 
 from fastmcp import FastMCP
 
+from gridmux._stdio_gate import gated_stdio
 from gridmux.settings import Settings, is_loopback
 
 #: Where the streamable HTTP endpoint lives.
@@ -30,7 +33,8 @@ HTTP_PATH = "/mcp"
 def serve(mcp: FastMCP, settings: Settings) -> None:
     """Serve ``mcp`` on the transport the settings name, until stopped."""
     if settings.transport == "stdio":
-        mcp.run(transport="stdio", show_banner=False, log_level="warning")
+        with gated_stdio():  # every malformed line is answered, see _stdio_gate
+            mcp.run(transport="stdio", show_banner=False, log_level="warning")
         return
     sock = bind_loopback(settings.host, settings.port)
     host, port = sock.getsockname()[:2]
