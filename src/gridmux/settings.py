@@ -17,7 +17,14 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BeforeValidator, Field, PlainSerializer, ValidationError, field_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PlainSerializer,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -83,6 +90,9 @@ class Settings(BaseSettings):
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     audit_log: str | None = None
     control_mode: OnOff = True
+    #: HTTP bearer token: a private file holding it, or (environment only) the token.
+    http_token_file: str | None = None
+    http_token: SecretStr | None = None
     #: The pane and tmux server the MCP process runs in (tmux sets ``TMUX_PANE``
     #: and ``TMUX``), so that no tool kills them.
     caller_pane: str | None = Field(default=None, validation_alias="TMUX_PANE")
@@ -195,6 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--port",
         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
+    )
+    add(
+        "--http-token-file",
+        metavar="PATH",
+        help=(
+            "HTTP bearer token: the first line of PATH, a file only you can read (default: "
+            "GRIDMUX_HTTP_TOKEN, else a random token printed on stderr at start-up)"
+        ),
     )
     add(
         "--audit-log",

@@ -12,7 +12,9 @@ can pick a free port and the address actually served can be announced on
 stderr (stdout stays untouched on every transport). The socket is already
 listening when the address is printed: a client that connects at once waits
 in the backlog instead of being refused. Requests must name a loopback Host
-(and Origin, when a browser sends one), which keeps web pages out.
+(and Origin, when a browser sends one), which keeps web pages out, and carry
+the bearer token (:mod:`gridmux.http_auth`), which keeps other local
+processes and users out.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 from fastmcp import FastMCP
 
 from gridmux._stdio_gate import gated_stdio
+from gridmux.http_auth import BearerToken
 from gridmux.settings import Settings, is_loopback
 
 #: Where the streamable HTTP endpoint lives.
@@ -40,6 +43,9 @@ def serve(mcp: FastMCP, settings: Settings) -> None:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"gridmux: serving MCP at http://{shown}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+    if isinstance(mcp.auth, BearerToken):
+        where = mcp.auth.reveal() if mcp.auth.generated else f"<the token from {mcp.auth.source}>"
+        print(f"gridmux: send Authorization: Bearer {where}", file=sys.stderr, flush=True)
     mcp.run(
         transport="http",
         host=host,

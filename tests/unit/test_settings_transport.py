@@ -27,6 +27,7 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("port", "9001", 9001),
     ("audit_log", "/tmp/audit.jsonl", "/tmp/audit.jsonl"),
     ("control_mode", "off", False),
+    ("http_token_file", "/tmp/token", "/tmp/token"),
 ]
 #: Another valid value of each field, for precedence (option over variable).
 OTHER_VALUE = {
@@ -41,6 +42,7 @@ OTHER_VALUE = {
     "port": "0",
     "audit_log": "/tmp/other.jsonl",
     "control_mode": "on",
+    "http_token_file": "/tmp/other-token",
 }
 
 
@@ -84,6 +86,8 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "port": DEFAULT_PORT,
         "audit_log": None,
         "control_mode": True,
+        "http_token_file": None,
+        "http_token": None,
         "caller_pane": None,
         "caller_socket": None,
     }
@@ -92,8 +96,18 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_table_covers_every_settable_field() -> None:
-    settable = set(Settings.model_fields) - {"caller_pane", "caller_socket"}
+    settable = set(Settings.model_fields) - {"caller_pane", "caller_socket", "http_token"}
     assert settable == {field for field, _, _ in EVERY_OPTION} == set(OTHER_VALUE)
+
+
+def test_the_http_token_comes_from_the_environment_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command line is visible to every user (ps): the token itself has no option."""
+    settings = load([], monkeypatch, GRIDMUX_HTTP_TOKEN="t" * 32)
+    assert settings.http_token is not None
+    assert settings.http_token.get_secret_value() == "t" * 32
+    assert "t" * 32 not in repr(settings)
+    with pytest.raises(SystemExit):
+        load(["--http-token", "t" * 32], monkeypatch)
 
 
 @pytest.mark.parametrize(("field", "text", "expected"), EVERY_OPTION)
