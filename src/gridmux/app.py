@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points, version
@@ -11,6 +12,7 @@ from fastmcp import FastMCP
 from gridmux import prompts, resources
 from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
+from gridmux.http_auth import bearer_token
 from gridmux.instructions import build_instructions
 from gridmux.safety import enforce
 from gridmux.settings import Settings
@@ -24,12 +26,15 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
     """Build the MCP server around a backend. Nothing global, nothing read at import."""
     settings = settings or Settings()
     context = ToolContext(backend=backend, settings=settings)
+    # Over HTTP every request needs the bearer token; stdio has one client, its parent.
+    auth = bearer_token(settings) if settings.transport == "http" else None
     mcp = FastMCP(
         "gridmux",
         instructions=build_instructions(settings),
         version=version("gridmux"),
         on_duplicate="error",
         lifespan=context.lifespan(),
+        auth=auth,
     )
     tier = settings.safety
     mcp.add_middleware(AnswerShaper(mcp))  # outermost: the audit log sees raw exceptions
@@ -39,6 +44,34 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
     resources.register(mcp)
     prompts.register(mcp)
     return mcp
+
+
+class _OneLinePromptErrors(logging.Filter):
+    """A prompt rendered with bad arguments is the caller's error, answered to the
+    caller: on stderr it is one line, not FastMCP's 60-line traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and message.startswith("Error rendering prompt"):
+            error = record.exc_info[1]
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            record.msg = f"{message}: {type(error).__name__}: {first}"[:500]
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+#: The logger FastMCP reports prompt rendering errors on (its server module's).
+PROMPT_ERROR_LOGGER = "fastmcp.server.server"
+
+
+def quiet_prompt_errors() -> None:
+    """Put :class:`_OneLinePromptErrors` on the logger FastMCP reports them with
+    (a logger's filter, not a handler's: FastMCP replaces its handlers at start)."""
+    logger = logging.getLogger(PROMPT_ERROR_LOGGER)
+    if not any(isinstance(f, _OneLinePromptErrors) for f in logger.filters):
+        logger.addFilter(_OneLinePromptErrors())
 
 
 def load_backend(settings: Settings) -> TmuxBackend:
@@ -70,9 +103,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     backend = load_backend(settings)
     try:
         server = create_server(backend, settings)
-    except ValueError as exc:  # a setting that only proves bad at start-up (audit log)
+    except ValueError as exc:  # a setting that only proves bad at start-up (audit log, token)
         raise SystemExit(f"gridmux: {exc}") from None
     log_to_stderr()
+    quiet_prompt_errors()
     try:
         serve(server, settings)
     finally:

@@ -21,7 +21,8 @@ but first:
   :data:`MAX_ITEMS` items.
 
 Redaction by pattern is best effort: text typed into a pane can hold secrets
-no pattern knows. The log file is created private to its owner (mode 0600).
+no pattern knows. The log file is created private to its owner (mode 0600);
+one that already exists is made 0600 at start-up, or refused when it cannot be.
 
 Where records go: ``--audit-log PATH`` (``GRIDMUX_AUDIT_LOG``) appends JSON
 lines to a file; otherwise they are INFO records of the ``gridmux.audit``
@@ -36,6 +37,7 @@ import json
 import logging
 import os
 import re
+import stat
 import sys
 import threading
 import time
@@ -86,7 +88,24 @@ _NAME = (
     r"|private[_-]?key|credentials?)[A-Za-z0-9_.-]*"
 )
 _VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"',;&|]+)"
-_TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+#: A word that may name a secret (judged by :func:`secret_name`).
+_WORD = r"[A-Za-z_@][A-Za-z0-9_.@-]*"
+
+
+def _if_secret(name_group: int, keep_group: int) -> Callable[[re.Match[str]], str]:
+    """A replacement: the match up to ``keep_group``, then ``[redacted]``, when the
+    name in ``name_group`` is secret-looking; the match unchanged otherwise."""
+
+    def replace(match: re.Match[str]) -> str:
+        if not secret_name(match.group(name_group).lstrip("@-")):
+            return match.group(0)
+        return match.group(0)[: match.end(keep_group) - match.start(0)] + REDACTED
+
+    return replace
+
+
+_Replacement = str | Callable[[re.Match[str]], str]
+_TEXT_RULES: tuple[tuple[re.Pattern[str], _Replacement], ...] = (
     (
         re.compile(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
@@ -98,22 +117,55 @@ _TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
     (re.compile(rf"(?i)(--?{_NAME})(\s+|=){_VALUE}"), rf"\1\2{REDACTED}"),
     (re.compile(rf"(?i)\b({_NAME})([\"']?\s*[=:]\s*){_VALUE}"), rf"\1\2{REDACTED}"),
+    # NAME=x, --name x, for any name secret_name() flags (DB_PASS, --pass, PGPIN ...)
+    (re.compile(rf"(?<![A-Za-z0-9_.-])({_WORD})(\s*=\s*)(?=\S){_VALUE}"), _if_secret(1, 2)),
+    (re.compile(rf"(?<!\S)(--?({_WORD}))(\s+|=)(?=[^\s-]){_VALUE}"), _if_secret(2, 3)),
+    # set NAME VALUE: aws configure set, git config, tmux set-option @api_token ...
     (
         re.compile(
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-            r"|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}"
-            r"|AKIA[0-9A-Z]{16}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+            rf"(?i)\b(?:set[a-z_-]*|config|setenv)\s+(?:-[A-Za-z]+\s+)*({_WORD})(\s+){_VALUE}"
+        ),
+        _if_secret(1, 2),
+    ),
+    # a password right after -p: mysql -px, sshpass -p x, docker login -p x
+    (
+        re.compile(r"\b(mysql\w*|mariadb\w*)\b([^\n;|&]*?\s-p)(?=[^\s-])" + _VALUE),
+        rf"\1\2{REDACTED}",
+    ),
+    (re.compile(r"\b(sshpass|login)\b([^\n;|&]*?\s-p\s*)(?=[^\s-])" + _VALUE), rf"\1\2{REDACTED}"),
+    # user:password after -u/--user (curl, wget) and htpasswd -b FILE USER PASSWORD
+    (
+        re.compile(r"(?<!\S)(-u\s*|-U\s*|--(?:proxy-)?user(?:\s+|=))([^\s:\"']+:)(?!//)" + _VALUE),
+        rf"\1\2{REDACTED}",
+    ),
+    (
+        re.compile(
+            r"\b(htpasswd\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*"
+            r"(?:-n\s+)?(?:\S+\s+){1,2})(?=[^\s-])" + _VALUE
+        ),
+        rf"\1{REDACTED}",
+    ),
+    (
+        # well-known token formats, also glued to a word (TOKENghp_...)
+        re.compile(
+            r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+            r"|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,}"
+            r"|pypi-[A-Za-z0-9_-]{40,}|hf_[A-Za-z0-9]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"
+            r"|AKIA[0-9A-Z]{16})"
+            r"|\b(?:sk-[A-Za-z0-9_-]{20,}"
+            r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
         ),
         REDACTED,
     ),
 )
 #: Something every rule above needs in its match; text without any is left as
-#: it is in one pass instead of six (tool arguments are mostly ids and cursors).
+#: it is in one pass instead of many (tool arguments are mostly ids and cursors).
 _TRIGGER = re.compile(
     r"-----BEGIN|://|(?i:\b(?:bearer|basic)\s)"
-    r"|(?i:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
-    r"|private[_-]?key|credential)"
-    r"|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|AKIA|eyJ[A-Za-z0-9_-]{8,}\."
+    r"|(?i:pass|pwd|secret|token|api[_-]?key|key|auth|pin|otp|private|credential|cookie)"
+    r"|(?i:mysql|mariadb|login|-u|--user|htpasswd)"
+    r"|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|npm_|pypi-|hf_|[sr]k_|sk-|AKIA"
+    r"|eyJ[A-Za-z0-9_-]{8,}\."
 )
 #: Arguments that carry an environment (object, or the same as a JSON string).
 _ENVIRONMENT_KEYS = frozenset({"environment"})
@@ -136,19 +188,31 @@ _MARKS = (
     "://",
     "bearer",
     "basic",
-    "password",
-    "passwd",
-    "passphrase",
+    "pass",
+    "pwd",
     "secret",
     "token",
-    "api",
-    "access",
+    "key",
+    "auth",
+    "pin",
+    "otp",
     "private",
     "credential",
+    "cookie",
+    "mysql",
+    "mariadb",
+    "login",
+    "-u",
+    "--user",
+    "htpasswd",
     "gh",
     "github_pat_",
     "glpat-",
     "xox",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "k_",
     "sk-",
     "akia",
     "eyj",
@@ -185,16 +249,19 @@ def redact(value: Any, depth: int = 0) -> Any:
 
 
 def _redact_mapping(mapping: Mapping[Any, Any], depth: int) -> dict[str, Any]:
-    # set_environment(name=..., value=...): the value is as secret as its name says.
-    named = mapping.get("name")
-    secret_value = isinstance(named, str) and secret_name(named)
+    # set_environment(name=..., value=...), set_option(option="@api_token", value=...):
+    # the value is as secret as its name says.
+    secret_value = any(
+        isinstance(named, str) and secret_name(named.lstrip("@"))
+        for named in (mapping.get("name"), mapping.get("option"), mapping.get("variable"))
+    )
     out: dict[str, Any] = {}
     for i, (raw_key, item) in enumerate(mapping.items()):
         if i >= MAX_ITEMS:
             out["…"] = f"[{len(mapping) - MAX_ITEMS} more keys]"
             break
         key = scrub_text(str(raw_key))
-        if secret_name(key) or (secret_value and key == "value"):
+        if secret_name(key) or (secret_value and key in ("value", "values")):
             out[key] = REDACTED
         elif key in _ENVIRONMENT_KEYS and isinstance(item, str):
             out[key] = _redact_environment_text(item, depth)
@@ -229,16 +296,34 @@ class FileSink:
     """Records appended as JSON lines to a file, created with mode 0600.
 
     The file is opened for each record, so it can be rotated or removed while
-    the server runs. Construction checks that it can be written.
+    the server runs. Construction checks that it can be written, and makes a
+    file that already exists private too (0600); one it cannot make private
+    (not the user's own) is refused.
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
         try:
-            os.close(self._open())
+            fd = self._open()
         except OSError as exc:
             raise ValueError(f"cannot write the audit log {path!r}: {exc.strerror}") from None
+        try:
+            self._make_private(fd)
+        finally:
+            os.close(fd)
+
+    def _make_private(self, fd: int) -> None:
+        status = os.fstat(fd)  # a device or pipe (/dev/stderr) is the user's choice
+        if stat.S_ISREG(status.st_mode) and stat.S_IMODE(status.st_mode) & 0o077:
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError as exc:
+                raise ValueError(
+                    f"the audit log {self.path!r} is readable by others "
+                    f"(mode {stat.S_IMODE(status.st_mode):04o}) and cannot be made private: "
+                    f"{exc.strerror}; name a file of your own"
+                ) from None
 
     def _open(self) -> int:
         return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

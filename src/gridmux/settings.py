@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     Field,
     PlainSerializer,
+    SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -102,6 +103,9 @@ class Settings(BaseSettings):
     suppress_history: OnOff = True
     #: The longest timeout a tool that waits accepts, in seconds (at most an hour).
     wait_max_seconds: float = Field(default=3600.0, gt=0, le=3600.0)
+    #: HTTP bearer token: a private file holding it, or (environment only) the token.
+    http_token_file: str | None = None
+    http_token: SecretStr | None = None
     #: The pane and tmux server the MCP process runs in (tmux sets ``TMUX_PANE``
     #: and ``TMUX``), so that no tool kills them.
     caller_pane: str | None = Field(default=None, validation_alias="TMUX_PANE")
@@ -243,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "--port",
         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one and prints it)",
+    )
+    add(
+        "--http-token-file",
+        metavar="PATH",
+        help=(
+            "HTTP bearer token: the first line of PATH, a file only you can read (default: "
+            "GRIDMUX_HTTP_TOKEN, else a random token printed on stderr at start-up)"
+        ),
     )
     add(
         "--audit-log",

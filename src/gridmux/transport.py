@@ -3,14 +3,18 @@
 Both are FastMCP's own transports, started through its public ``run``; gridmux
 has no MCP framing of its own. Over stdio the MCP SDK points descriptors 0
 and 1 away from the wire while serving, so a child process or a stray print
-cannot write into the protocol stream.
+cannot write into the protocol stream. In front of it, a gate
+(:mod:`gridmux._stdio_gate`) answers each line the SDK would drop unanswered
+(not JSON, nested too deep, not a JSON-RPC message) with a JSON-RPC error.
 
 Over HTTP the socket is bound here, before the server starts, so that port 0
 can pick a free port and the address actually served can be announced on
 stderr (stdout stays untouched on every transport). The socket is already
 listening when the address is printed: a client that connects at once waits
 in the backlog instead of being refused. Requests must name a loopback Host
-(and Origin, when a browser sends one), which keeps web pages out.
+(and Origin, when a browser sends one), which keeps web pages out, and carry
+the bearer token (:mod:`gridmux.http_auth`), which keeps other local
+processes and users out.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import sys
 
 from fastmcp import FastMCP
 
+from gridmux._stdio_gate import gated_stdio
+from gridmux.http_auth import BearerToken
 from gridmux.settings import Settings, is_loopback
 
 #: Where the streamable HTTP endpoint lives.
@@ -30,12 +36,16 @@ HTTP_PATH = "/mcp"
 def serve(mcp: FastMCP, settings: Settings) -> None:
     """Serve ``mcp`` on the transport the settings name, until stopped."""
     if settings.transport == "stdio":
-        mcp.run(transport="stdio", show_banner=False, log_level="warning")
+        with gated_stdio():  # every malformed line is answered, see _stdio_gate
+            mcp.run(transport="stdio", show_banner=False, log_level="warning")
         return
     sock = bind_loopback(settings.host, settings.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"gridmux: serving MCP at http://{shown}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+    if isinstance(mcp.auth, BearerToken):
+        where = mcp.auth.reveal() if mcp.auth.generated else f"<the token from {mcp.auth.source}>"
+        print(f"gridmux: send Authorization: Bearer {where}", file=sys.stderr, flush=True)
     mcp.run(
         transport="http",
         host=host,

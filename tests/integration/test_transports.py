@@ -28,6 +28,7 @@ pytestmark = pytest.mark.tmux
 
 GRIDMUX = Path(sys.executable).with_name("gridmux")
 ANNOUNCED = re.compile(r"gridmux: serving MCP at (http://127\.0\.0\.1:(\d+)/mcp)$", re.M)
+TOKEN = re.compile(r"^gridmux: send Authorization: Bearer (\S+)$", re.M)
 ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 
 
@@ -63,14 +64,15 @@ class HttpServer:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
             )
-        self.url, self.port = self._announced()
+        self.url, self.port, self.token = self._announced()
 
-    def _announced(self) -> tuple[str, int]:
+    def _announced(self) -> tuple[str, int, str]:
         deadline = time.monotonic() + 60
         while True:
-            found = ANNOUNCED.search(self.log.read_text(errors="replace"))
-            if found:
-                return found.group(1), int(found.group(2))
+            text = self.log.read_text(errors="replace")
+            found, token = ANNOUNCED.search(text), TOKEN.search(text)
+            if found and token:
+                return found.group(1), int(found.group(2)), token.group(1)
             if self.process.poll() is not None:
                 raise AssertionError(f"gridmux exited early:\n{self.log.read_text()}")
             assert time.monotonic() < deadline, f"no address announced:\n{self.log.read_text()}"
@@ -90,7 +92,7 @@ def client_transport(kind: str, tmux_server: ServerRef, http: HttpServer | None)
     if kind == "stdio":
         return StdioTransport(command=str(GRIDMUX), args=[], env=gridmux_env(tmux_server))
     assert http is not None
-    return StreamableHttpTransport(http.url)
+    return StreamableHttpTransport(http.url, auth=http.token)
 
 
 async def until_shown(client: Client, pane: str, needle: str) -> str:  # type: ignore[type-arg]
@@ -154,8 +156,8 @@ async def test_both_transports_in_both_eras(
 
 
 async def test_one_http_server_serves_both_eras_at_once(http_server: HttpServer) -> None:
-    transport_a = StreamableHttpTransport(http_server.url)
-    transport_b = StreamableHttpTransport(http_server.url)
+    transport_a = StreamableHttpTransport(http_server.url, auth=http_server.token)
+    transport_b = StreamableHttpTransport(http_server.url, auth=http_server.token)
     async with (
         Client(transport_a, mode="auto") as modern,
         Client(transport_b, mode="legacy") as old,
@@ -198,11 +200,13 @@ def post(port: int, headers: dict[str, str]) -> int:
 
 def test_http_refuses_foreign_hosts_and_origins(http_server: HttpServer) -> None:
     port = http_server.port
+    bearer = {"Authorization": f"Bearer {http_server.token}"}
     assert urlsplit(http_server.url).path == "/mcp"
-    assert post(port, {"Host": f"127.0.0.1:{port}"}) == 200
-    assert post(port, {"Host": f"localhost:{port}"}) == 200
-    assert post(port, {"Host": "attacker.example"}) == 421  # DNS rebinding
-    origin = {"Host": f"127.0.0.1:{port}", "Origin": "http://attacker.example"}
+    assert post(port, {"Host": f"127.0.0.1:{port}", **bearer}) == 200
+    assert post(port, {"Host": f"localhost:{port}", **bearer}) == 200
+    assert post(port, {"Host": f"127.0.0.1:{port}"}) == 401  # no token
+    assert post(port, {"Host": "attacker.example", **bearer}) == 421  # DNS rebinding
+    origin = {"Host": f"127.0.0.1:{port}", "Origin": "http://attacker.example", **bearer}
     assert post(port, origin) == 403  # a web page's cross-site request
 
 

@@ -32,6 +32,7 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("exclude_tools", "batch", "batch"),
     ("suppress_history", "off", False),
     ("wait_max_seconds", "30", 30.0),
+    ("http_token_file", "/tmp/token", "/tmp/token"),
 ]
 #: Another valid value of each field, for precedence (option over variable).
 OTHER_VALUE = {
@@ -51,6 +52,7 @@ OTHER_VALUE = {
     "exclude_tools": "teardown",
     "suppress_history": "on",
     "wait_max_seconds": "60",
+    "http_token_file": "/tmp/other-token",
 }
 
 
@@ -99,6 +101,8 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "exclude_tools": None,
         "suppress_history": True,
         "wait_max_seconds": 3600.0,
+        "http_token_file": None,
+        "http_token": None,
         "caller_pane": None,
         "caller_socket": None,
     }
@@ -107,8 +111,18 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_table_covers_every_settable_field() -> None:
-    settable = set(Settings.model_fields) - {"caller_pane", "caller_socket"}
+    settable = set(Settings.model_fields) - {"caller_pane", "caller_socket", "http_token"}
     assert settable == {field for field, _, _ in EVERY_OPTION} == set(OTHER_VALUE)
+
+
+def test_the_http_token_comes_from_the_environment_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command line is visible to every user (ps): the token itself has no option."""
+    settings = load([], monkeypatch, GRIDMUX_HTTP_TOKEN="t" * 32)
+    assert settings.http_token is not None
+    assert settings.http_token.get_secret_value() == "t" * 32
+    assert "t" * 32 not in repr(settings)
+    with pytest.raises(SystemExit):
+        load(["--http-token", "t" * 32], monkeypatch)
 
 
 @pytest.mark.parametrize(("field", "text", "expected"), EVERY_OPTION)

@@ -69,7 +69,13 @@ async def search_panes(
         str, Field(description="Text to find (literal unless regex is true).", min_length=1)
     ],
     regex: Annotated[
-        bool, Field(description="Treat pattern as a Python regular expression.")
+        bool,
+        Field(
+            description=(
+                "Treat pattern as a regular expression (RE2: Python syntax without "
+                "backreferences or lookaround)."
+            )
+        ),
     ] = False,
     session_name: Annotated[
         str | None, Field(description="Search only the panes of this session.")

@@ -18,7 +18,6 @@ and only the rows after the longest overlap count as new.
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Sequence
 from typing import Annotated, TypeVar
@@ -44,7 +43,7 @@ from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import ContentChangeResult, WaitForTextResult, WaitOutcome
 from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import guarded
-from ._text import compile_pattern
+from ._text import TextPattern, compile_pattern
 from ._waiting import Progress, Timeout
 
 T = TypeVar("T")
@@ -61,7 +60,7 @@ Interval = Annotated[
 
 def compile_all(
     patterns: Sequence[str] | None, *, regex: bool, match_case: bool, what: str
-) -> list[re.Pattern[str]]:
+) -> list[TextPattern]:
     try:
         return [
             compile_pattern(p, regex=regex, match_case=match_case, what=f"{what}[{i}]")
@@ -98,7 +97,7 @@ class _Transcript:
 
 
 def _first_hit(
-    patterns: Sequence[re.Pattern[str]], lines: Sequence[str]
+    patterns: Sequence[TextPattern], lines: Sequence[str]
 ) -> tuple[int, list[str]] | None:
     """The earliest line matching any pattern: (that pattern's index, its matching lines)."""
     for line in lines:
@@ -129,7 +128,13 @@ async def wait_for_text(
         ),
     ] = None,
     regex: Annotated[
-        bool, Field(description="Treat patterns and stop as Python regular expressions.")
+        bool,
+        Field(
+            description=(
+                "Treat patterns and stop as regular expressions (RE2: Python syntax "
+                "without backreferences or lookaround)."
+            )
+        ),
     ] = False,
     pane_id: PaneId = None,
     session_name: SessionName = None,

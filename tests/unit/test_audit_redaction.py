@@ -1,0 +1,115 @@
+"""Audit redaction of the common forms issue 16 (item 11) found missing, and the
+log file's mode when it already exists."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridmux import Settings, create_server
+from gridmux import audit as audit_module
+from gridmux.audit import REDACTED, FileSink, redact, scrub_text
+from tmuxsim import SimBackend
+
+SECRET = "Sup3rS3cr3t"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"export DB_PASS={SECRET}",
+        f"export MY_PWD={SECRET}; make",
+        f"mysql -u root -p{SECRET} prod",
+        f"mariadb -p{SECRET}",
+        f"sshpass -p {SECRET} ssh host",
+        f"sshpass -p{SECRET} ssh host",
+        f"curl -u admin:{SECRET} https://example.invalid",
+        f"curl --user admin:{SECRET} https://example.invalid",
+        f"wget --proxy-user=me:{SECRET} x",
+        f"aws configure set aws_secret_access_key {SECRET}",
+        f"htpasswd -b users.htpasswd alice {SECRET}",
+        f"htpasswd -bc users.htpasswd alice {SECRET}",
+        f"docker login -u me -p {SECRET} registry.invalid",
+        f"podman login --username me -p{SECRET} r",
+        f"tmux set-option -g @api_token {SECRET}",
+        f"openssl enc -pass pass:{SECRET}",
+        f"TOKENghp_{SECRET}{'a' * 30}",
+        f"x=npm_{SECRET}{'b' * 30}",
+        f"pypi-{SECRET}{'c' * 50}",
+    ],
+)
+def test_common_secret_forms_are_scrubbed(text: str) -> None:
+    scrubbed = scrub_text(text)
+    assert SECRET not in scrubbed
+    assert REDACTED in scrubbed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ls -la /tmp",
+        "ssh -p 22 host",
+        "psql -p 5432 -U me db",
+        "set -o pipefail",
+        "curl -u https://example.invalid",
+        "ping -c 1 host",
+        "cd $PWD && make",
+        "mysql -u root -p",
+        "git log --oneline -5",
+    ],
+)
+def test_ordinary_commands_are_kept(text: str) -> None:
+    assert scrub_text(text) == text
+
+
+def test_set_option_of_a_secret_looking_user_option_is_redacted() -> None:
+    assert redact({"option": "@api_token", "value": SECRET})["value"] == REDACTED
+    assert redact({"option": "@db_password", "value": SECRET, "global_": True}) == {
+        "option": "@db_password",
+        "value": REDACTED,
+        "global_": True,
+    }
+    assert redact({"option": "status-left", "value": "#S"})["value"] == "#S"
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_every_rule_is_behind_the_prefilter(before: str, after: str) -> None:
+    """A text the rules change always passes the literal prefilter."""
+    for text in (before + f"DB_PASS={SECRET}" + after, before + after):
+        changed = text
+        for pattern, replacement in audit_module._TEXT_RULES:
+            changed = pattern.sub(replacement, changed)
+        if changed != text:
+            assert any(mark in text.lower() for mark in audit_module._MARKS), text
+
+
+def test_an_existing_world_readable_log_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_text('{"earlier": 1}\n')
+    path.chmod(0o644)
+    create_server(SimBackend(version="3.3a"), Settings(backend="sim", audit_log=str(path)))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text() == '{"earlier": 1}\n'  # appended to, never truncated
+
+
+def test_a_log_that_cannot_be_made_private_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_text("")
+    path.chmod(0o644)
+
+    def not_owner(fd: int, mode: int) -> None:
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(audit_module.os, "fchmod", not_owner)
+    with pytest.raises(ValueError, match=r"readable by others \(mode 0644\)"):
+        FileSink(str(path))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
