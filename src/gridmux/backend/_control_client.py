@@ -37,6 +37,7 @@ from ._control_syntax import (
     parse_segment,
     request_lines,
 )
+from ._spawn import spawn
 from ._transport import Completed, NotCarried, TransportBroken, TransportTimeout
 
 _READ_SIZE = 1 << 16
@@ -92,7 +93,7 @@ class ControlClient:
             return False
         env = {key: value for key, value in os.environ.items() if key != "TMUX"}
         try:
-            self._proc = subprocess.Popen(
+            self._proc = spawn(
                 self._argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
