@@ -59,6 +59,7 @@ def tmux(socket: str, env: dict[str, str]) -> Tmux:
             [binary, "-u", "-f", "/dev/null", "-S", socket, *args],
             capture_output=True,
             text=True,
+            errors="replace",  # panes may hold binary output
             timeout=10,
             check=False,
             stdin=subprocess.DEVNULL,
