@@ -159,7 +159,8 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
 
     ``control``: the backend's control-mode channel on, or forced off (one
     tmux process per command); the suite must pass both ways. The contract
-    suite (``tests/contract``) runs its real-tmux side here.
+    suite (``tests/contract``) runs its real-tmux side here, and the fault
+    suite (``tests/faults``: gridmux, its control clients and tmux killed mid-call).
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
     install_inspector(session)
@@ -171,6 +172,7 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
         "no:cacheprovider",
         "tests/integration",
         "tests/contract",
+        "tests/faults",
         "-m",
         "not sim",
         "-q",

@@ -67,7 +67,11 @@ def test_commands_go_over_one_persistent_client(
 
 
 def test_no_tmux_process_per_call_over_control_mode(
-    tmux_bin: str, tmux_server: ServerRef, session: str, isolated_env: Path
+    tmux_bin: str,
+    tmux_server: ServerRef,
+    session: str,
+    isolated_env: Path,
+    tmux_release: tuple[int, int],
 ) -> None:
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     control = TmuxCommandBackend(wrapper, control_mode=True)
@@ -81,8 +85,11 @@ def test_no_tmux_process_per_call_over_control_mode(
             control.snapshot(tmux_server, session, start=-5)
             control.send_keys(tmux_server, session, "", literal=True)
             assert control.wait_for(tmux_server, "never-signalled", 0.01) is False
-        # the first wait attaches the waiting client: one spawn, kept after
-        assert spawns(log) - before == 1, log.read_bytes()
+        # the first wait attaches the waiting client: one spawn, kept after; before
+        # tmux 3.7 the 20 captures go as processes (the server keeps what a control
+        # client is sent: docs/control-mode.md)
+        captures = 0 if tmux_release >= (3, 7) else 20
+        assert spawns(log) - before == 1 + captures, log.read_bytes()
         before = spawns(log)
         for _ in range(5):
             plain.snapshot(tmux_server, session)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import secrets
 import select
 import subprocess
@@ -37,6 +38,7 @@ from ._control_syntax import (
     parse_segment,
     request_lines,
 )
+from ._spawn import spawn
 from ._transport import Completed, NotCarried, TransportBroken, TransportTimeout
 
 _READ_SIZE = 1 << 16
@@ -44,6 +46,14 @@ _READ_SIZE = 1 << 16
 MAX_LINE_BYTES = 1 << 18
 #: After a failed attach, wait this long before trying again (unless told to).
 RETRY_AFTER = 1.0
+#: Commands whose output can be large (pane contents). tmux before 3.7 keeps
+#: memory for every byte a command prints to a control client, for as long as
+#: the server lives (3.3a: ~20 KB per capture of a screen of binary output,
+#: 21 MB after 1,000; a new client does not give it back); a one-off tmux
+#: process costs it nothing. On those releases these go as a subprocess.
+BULK_OUTPUT = frozenset({"capture-pane", "show-buffer", "save-buffer"})
+#: The first release whose control clients print without that growth.
+FLAT_OUTPUT_FROM = (3, 7)
 #: Words in an attach error meaning this tmux cannot do it at all.
 _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 
@@ -64,6 +74,8 @@ class ControlClient:
         self._lock = threading.Lock()
         self._retry_at = 0.0
         self.disabled = False
+        #: The attached server keeps what it prints to us (``BULK_OUTPUT``).
+        self.output_accumulates = False
 
     # -- lifecycle -----------------------------------------------------------
     @property
@@ -92,7 +104,7 @@ class ControlClient:
             return False
         env = {key: value for key, value in os.environ.items() if key != "TMUX"}
         try:
-            self._proc = subprocess.Popen(
+            self._proc = spawn(
                 self._argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -140,6 +152,17 @@ class ControlClient:
             return False
         begin = Guard.parse(lines[-1])
         self._own_flags = begin.flags if begin is not None else b"1"
+        sentinel = self._token()
+        shown = self._exchange(
+            request_lines([["display-message", "-p", "#{version}"]], [], sentinel), sentinel
+        )
+        if shown is None:
+            return False
+        try:
+            version = self._reply(shown[:-1], []).stdout.decode(errors="replace")
+        except TransportBroken:
+            return False
+        self.output_accumulates = _release(version) < FLAT_OUTPUT_FROM
         return True
 
     def _stop(self) -> None:
@@ -167,6 +190,8 @@ class ControlClient:
             for _attempt in range(2):
                 if not self._ready():
                     raise NotCarried("no control client is attached")
+                if self.output_accumulates and any(c and c[0] in BULK_OUTPUT for c in commands):
+                    raise NotCarried("this tmux keeps what it prints to a control client")
                 try:
                     lines = self._exchange(data, sentinel)
                 except TransportTimeout:
@@ -322,6 +347,13 @@ class ControlClient:
             self._stop()
             raise TransportBroken("the request's closing block is malformed")
         return lines
+
+
+def _release(version: str) -> tuple[int, int]:
+    """``(3, 3)`` for ``3.3a``, ``next-3.8`` or ``openbsd-7.4``-less strings; a build
+    without a release number (``master``) counts as new."""
+    found = re.search(r"(\d+)\.(\d+)", version)
+    return (int(found[1]), int(found[2])) if found else (99, 0)
 
 
 def _joined(lines: list[bytes]) -> bytes:

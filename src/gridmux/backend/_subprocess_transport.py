@@ -14,6 +14,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 
 from ._commands import Command
+from ._spawn import spawn
 from ._transport import CannotStart, Completed, TmuxProgram, TransportTimeout
 from ._types import ServerRef
 
@@ -63,7 +64,7 @@ class SubprocessTransport:
         """The tmux process running ``commands``, its stdout and stderr piped."""
         argv = self.argv(server, commands)
         try:
-            return subprocess.Popen(
+            return spawn(
                 argv,
                 stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

@@ -1,0 +1,134 @@
+"""gridmux killed mid-call, its control clients killed or stopped, tmux restarted.
+
+Afterwards every pane is usable, no process gridmux started is left (its
+``tmux -C`` clients included, stopped or not), and ``kill-server`` followed by
+a new server on the same socket works (an orphaned stopped client used to
+hold a killed server open: "server exited unexpectedly" until killed by hand).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+
+import pytest
+
+from tests.faults.conftest import Tmux
+from tests.faults.stdio_peer import StdioPeer, alive, wait_until
+
+pytestmark = pytest.mark.tmux
+
+WAITS = {
+    "wait_for_text": lambda pane: {"patterns": ["never-printed"], "timeout": 60, "pane_id": pane},
+    "wait_for_channel": lambda pane: {"channel": "never-signalled", "timeout": 60},
+}
+
+
+def control() -> bool:
+    return os.environ.get("GRIDMUX_CONTROL_MODE", "on") != "off"
+
+
+def pane_usable(tmux: Tmux, pane: str) -> None:
+    word = "alive" + secrets.token_hex(4)
+    sent = tmux("send-keys", "-t", pane, f"echo {word}", "Enter")
+    assert sent.returncode == 0, sent.stderr
+
+    def printed() -> bool:
+        shown = tmux("capture-pane", "-p", "-t", pane).stdout
+        return f"\n{word}" in shown or shown.startswith(word)
+
+    wait_until(printed, f"{word} printed in {pane}")
+
+
+def wait_pending(peer: StdioPeer, tool: str, pane: str) -> set[int]:
+    """Start a wait; the tmux processes gridmux has once the wait is underway."""
+    peer.call("list_panes", {})  # the control client (if any) is attached
+    peer.start("tools/call", {"name": tool, "arguments": WAITS[tool](pane)})
+    # control mode: the request client (and a waiting one for a channel); off: the
+    # wait-for process for a channel, one-off processes for text
+    expected = {True: {"wait_for_text": 1, "wait_for_channel": 2}, False: {}}[control()]
+    expected = expected.get(tool, 1 if tool == "wait_for_channel" else 0)
+    wait_until(lambda: len(peer.tmux_children()) >= expected, f"{expected} tmux clients")
+    return peer.tmux_children()
+
+
+@pytest.mark.parametrize("stop_clients", [False, True], ids=["running", "stopped"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+@pytest.mark.parametrize("tool", sorted(WAITS))
+def test_gridmux_death_mid_wait_leaves_nothing(
+    tmux: Tmux, session: str, env: dict[str, str], tool: str, sig: int, stop_clients: bool
+) -> None:
+    peer = StdioPeer(env)
+    try:
+        started = wait_pending(peer, tool, session)
+        if stop_clients:
+            for pid in started:
+                os.kill(pid, signal.SIGSTOP)
+        peer.proc.send_signal(sig)
+        peer.proc.wait(timeout=10)
+        wait_until(lambda: not any(alive(pid) for pid in started), f"the end of {started}")
+    finally:
+        for pid in started if "started" in locals() else ():
+            if alive(pid):  # only on failure: never leave a stopped client behind
+                os.kill(pid, signal.SIGKILL)
+        peer.close()
+    pane_usable(tmux, session)
+    server = int(tmux("display-message", "-p", "#{pid}").stdout)
+    assert tmux("kill-server").returncode == 0
+    # A stopped orphan client kept the killed server (and its socket) alive for good.
+    wait_until(lambda: not alive(server), "the killed tmux server to exit")
+    again = tmux("new-session", "-d", "-s", "again", "sh")
+    assert again.returncode == 0, f"the socket is unusable after kill-server: {again.stderr}"
+
+
+def test_killed_control_client_is_replaced(tmux: Tmux, session: str, env: dict[str, str]) -> None:
+    peer = StdioPeer(env)
+    try:
+        peer.call("list_panes", {})
+        for pid in peer.tmux_children():
+            os.kill(pid, signal.SIGKILL)
+        listed = peer.call("list_panes", {})
+        assert not listed.get("isError"), listed
+        assert session in str(listed["content"])
+    finally:
+        peer.close()
+    pane_usable(tmux, session)
+
+
+def test_stopped_then_continued_control_client(
+    tmux: Tmux, session: str, env: dict[str, str]
+) -> None:
+    peer = StdioPeer(env)
+    try:
+        peer.call("list_panes", {})
+        clients = peer.tmux_children()
+        for pid in clients:
+            os.kill(pid, signal.SIGSTOP)
+        for pid in clients:
+            os.kill(pid, signal.SIGCONT)
+        for _ in range(3):
+            listed = peer.call("list_panes", {})
+            assert not listed.get("isError"), listed
+            assert session in str(listed["content"])
+    finally:
+        peer.close()
+    pane_usable(tmux, session)
+
+
+def test_tmux_server_killed_and_restarted(tmux: Tmux, session: str, env: dict[str, str]) -> None:
+    peer = StdioPeer(env)
+    try:
+        peer.call("list_panes", {})
+        assert tmux("kill-server").returncode == 0
+        gone = peer.call("list_panes", {})
+        assert gone.get("isError") or session not in str(gone["content"])
+        fresh = tmux("new-session", "-d", "-s", "g", "-P", "-F", "#{pane_id}", "sh")
+        assert fresh.returncode == 0, fresh.stderr
+        pane = fresh.stdout.strip()
+        listed = peer.call("list_panes", {})
+        assert not listed.get("isError"), listed
+        assert pane in str(listed["content"])
+        pane_usable(tmux, pane)
+    finally:
+        peer.close()
