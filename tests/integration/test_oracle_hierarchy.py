@@ -174,10 +174,13 @@ async def test_panes_match_libtmux(client: Client, server: libtmux.Server) -> No
     oracle = [expected_pane(p) for p in server.panes]
     assert len(oracle) == 10
     assert {p["pane_title"] for p in oracle} >= {"tïtle ✓ with spaces"}
-    assert (await call(client, "list_panes"))["result"] == oracle
+    assert (await call(client, "list_panes", fields=["all"]))["result"] == oracle
+    # The default listing is the same rows cut to its columns.
+    lean = (await call(client, "list_panes"))["result"]
+    assert lean == [{key: p[key] for key in lean[0]} for p in oracle]
     for window in server.windows:
         mine = [p for p in oracle if p["window_id"] == window.window_id]
-        listed = await call(client, "list_panes", window_id=window.window_id)
+        listed = await call(client, "list_panes", window_id=window.window_id, fields=["all"])
         assert listed["result"] == mine
     for want in oracle:
         assert await call(client, "get_pane_info", pane_id=want["pane_id"]) == want

@@ -20,7 +20,7 @@ async def test_listing_and_pane_info_match_tmux(
 ) -> None:
     made = await call(client, "create_session", session_name="w", x=90, y=20)
     tmux("split-window", "-d", "-t", made["active_pane_id"])
-    panes = (await call(client, "list_panes", session_name="w"))["result"]
+    panes = (await call(client, "list_panes", session_name="w", fields=["pane_top"]))["result"]
     assert len(panes) == 2
     assert {p["pane_width"] for p in panes} == {90}
     assert sum(p["pane_height"] for p in panes) == 19  # one row for the border
