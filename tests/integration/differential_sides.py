@@ -237,7 +237,7 @@ class RealSide:
         joined = self.raw("capture-pane", "-p", "-J", "-S", "-", "-t", self.pane_id)
         return "".join(joined.split()).endswith(")")  # "... 2026)", or "Pane)" unwrapped
 
-    def _time_in_dead_message(self) -> int | None:
+    def _time_in_dead_message(self) -> int:
         """tmux 3.2a has no ``pane_dead_time``: the time its message prints (UTC),
         read from the joined capture. A small ``history-limit`` may already have
         trimmed the message's start, down to a part of the time of day or

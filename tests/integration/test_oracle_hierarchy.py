@@ -71,11 +71,18 @@ def varied(server: libtmux.Server, session: libtmux.Session, wait_until: WaitUnt
     zoomed.resize(zoom=True)
     session.new_window(window_name="plain sh")  # the plugin's session: its default shell
 
-    def settled() -> list[str]:  # every pane runs its final program (sh has exec'd sleep)
-        commands = sorted(p.pane_current_command or "" for p in server.panes)
-        return [] if commands != ["sh"] * 3 + ["sleep"] * 7 else commands
+    named = {"first window", "two · zwei", "wïn ✓", "zoomed", "plain sh"}
 
-    wait_until(settled, what="three panes running sh and seven running sleep")
+    def settled() -> list[str]:
+        # Every pane runs its final program (sh has exec'd sleep), and the two windows
+        # tmux names itself have caught up: automatic-rename runs on a timer, so a name
+        # can still be the loader's (ld-linux-x86-64.so.2) after the pane runs sh.
+        commands = sorted(p.pane_current_command or "" for p in server.panes)
+        names = sorted(w.window_name or "" for w in server.windows if w.window_name not in named)
+        ready = commands == ["sh"] * 3 + ["sleep"] * 7 and names == ["sh"] * 2
+        return commands + names if ready else []
+
+    wait_until(settled, what="three panes running sh, seven running sleep, two windows named sh")
 
 
 # -- what libtmux says ----------------------------------------------------------------------
