@@ -27,6 +27,12 @@ def tally(record_property: Callable[[str, object], None]) -> Iterator[Counter[st
         record_property(f"fuzz_{key}", mine[key])
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # The simulator part is marked ``sim`` (as the contract suite's simulator
+    # sides are), so the integration cells' ``-m "not sim"`` runs only stdio.
+    config.addinivalue_line("markers", "sim: a test's simulator side")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when == "teardown":  # record_property's finalizer has run by then
         for name, value in report.user_properties:

@@ -182,6 +182,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.mark.sim
 @pytest.mark.parametrize("tool", sorted(SCHEMAS))
 def test_bad_arguments_change_nothing(tool: str, home: Path, tally: Counter[str]) -> None:
     schema = SCHEMAS[tool]
