@@ -173,6 +173,7 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
         "tests/integration",
         "tests/contract",
         "tests/faults",
+        "tests/fuzz",
         "-m",
         "not sim",
         "-q",

@@ -138,6 +138,8 @@ class SimServer(ServerState):
         self.check_alive()
         check_size("width", width)
         check_size("height", height)
+        if window_name is not None:  # refused before the session exists, as the real backend does
+            check_name("window", window_name)
         if name is not None:
             name = check_name("session", name)
             if any(s.name == name for s in self.sessions.values()):
