@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     suppress_history: OnOff = True
     #: The longest timeout a tool that waits accepts, in seconds (at most an hour).
     wait_max_seconds: float = Field(default=3600.0, gt=0, le=3600.0)
+    #: Seconds an HTTP connection may take to send a whole request head
+    #: (request line and headers) before it is closed.
+    http_header_timeout: float = Field(default=10.0, gt=0, le=300.0)
     #: HTTP bearer token: a private file holding it, or (environment only) the token.
     http_token_file: str | None = None
     http_token: SecretStr | None = None
@@ -254,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "HTTP bearer token: the first line of PATH, a file only you can read (default: "
             "GRIDMUX_HTTP_TOKEN, else a random token printed on stderr at start-up)"
+        ),
+    )
+    add(
+        "--http-header-timeout",
+        metavar="SECONDS",
+        help=(
+            "HTTP: close a connection that has not sent a whole request head (request line "
+            "and headers) within SECONDS (default 10, at most 300)"
         ),
     )
     add(

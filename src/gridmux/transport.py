@@ -14,16 +14,23 @@ listening when the address is printed: a client that connects at once waits
 in the backlog instead of being refused. Requests must name a loopback Host
 (and Origin, when a browser sends one), which keeps web pages out, and carry
 the bearer token (:mod:`gridmux.http_auth`), which keeps other local
-processes and users out.
+processes and users out. A connection that has not sent a whole request head
+(request line and headers) within ``http_header_timeout`` seconds is closed
+(:func:`header_timeout_protocol`): uvicorn alone would keep a silent or
+half-sent connection open forever, and enough of them exhaust the process's
+file descriptors.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 import sys
 
+import h11
 from fastmcp import FastMCP
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gridmux._stdio_gate import gated_stdio
 from gridmux.http_auth import BearerToken
@@ -57,7 +64,53 @@ def serve(mcp: FastMCP, settings: Settings) -> None:
         host_origin_protection=True,
         show_banner=False,
         log_level="warning",
+        uvicorn_config={"http": header_timeout_protocol(settings.http_header_timeout)},
     )
+
+
+def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, closing a connection whose request head is late.
+
+    The clock starts when the connection opens and again at the first byte
+    of each later request on it; it stops once h11 has parsed the request
+    line and headers. A connection still waiting for its head after
+    ``seconds`` is closed (the client sees the connection end). Idle
+    keep-alive connections are uvicorn's own ``timeout_keep_alive`` (5 s).
+    """
+
+    class HeaderTimeoutProtocol(H11Protocol):
+        header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.arm_header_timer()
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE:
+                self.arm_header_timer()  # a new request head begins (or goes on)
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:
+                self.stop_header_timer()  # the head is in: the request runs
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.stop_header_timer()
+            super().connection_lost(exc)
+
+        def arm_header_timer(self) -> None:
+            if self.header_timer is None:
+                self.header_timer = self.loop.call_later(seconds, self.header_overdue)
+
+        def stop_header_timer(self) -> None:
+            if self.header_timer is not None:
+                self.header_timer.cancel()
+                self.header_timer = None
+
+        def header_overdue(self) -> None:
+            self.header_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeaderTimeoutProtocol
 
 
 def bind_loopback(host: str, port: int) -> socket.socket:
@@ -77,4 +130,4 @@ def bind_loopback(host: str, port: int) -> socket.socket:
     return sock
 
 
-__all__ = ["HTTP_PATH", "bind_loopback", "serve"]
+__all__ = ["HTTP_PATH", "bind_loopback", "header_timeout_protocol", "serve"]

@@ -215,7 +215,7 @@ async def test_buffers_not_made_by_load_buffer_are_off_limits(
         ({"content": "x", "logical_name": "has space"}, "logical_name"),
         ({"content": "x", "logical_name": "a/b"}, "logical_name"),
         ({"content": "x", "logical_name": "n" * 65}, "logical_name"),
-        ({"content": "x" * 1_000_001}, "larger than"),
+        ({"content": "x" * (4 * 1024 * 1024 + 1)}, "larger than 4194304 bytes"),
     ],
 )
 async def test_load_buffer_bad_input_loads_nothing(

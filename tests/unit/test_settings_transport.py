@@ -32,6 +32,7 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("exclude_tools", "batch", "batch"),
     ("suppress_history", "off", False),
     ("wait_max_seconds", "30", 30.0),
+    ("http_header_timeout", "2.5", 2.5),
     ("http_token_file", "/tmp/token", "/tmp/token"),
 ]
 #: Another valid value of each field, for precedence (option over variable).
@@ -52,6 +53,7 @@ OTHER_VALUE = {
     "exclude_tools": "teardown",
     "suppress_history": "on",
     "wait_max_seconds": "60",
+    "http_header_timeout": "20",
     "http_token_file": "/tmp/other-token",
 }
 
@@ -101,6 +103,7 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "exclude_tools": None,
         "suppress_history": True,
         "wait_max_seconds": 3600.0,
+        "http_header_timeout": 10.0,
         "http_token_file": None,
         "http_token": None,
         "caller_pane": None,

@@ -13,6 +13,7 @@ from gridmux.backend._runner import TmuxRunner
 from gridmux.backend._subprocess_transport import SubprocessTransport
 from gridmux.backend._transport import (
     CannotStart,
+    CommandTooLong,
     Completed,
     NotCarried,
     TmuxProgram,
@@ -22,7 +23,7 @@ from gridmux.backend._transport import (
     TransportTimeout,
 )
 from gridmux.backend._types import ServerRef
-from gridmux.errors import NotFound, TmuxFailure, TmuxTimeout, TmuxUnavailable
+from gridmux.errors import InvalidArgument, NotFound, TmuxFailure, TmuxTimeout, TmuxUnavailable
 
 SERVER = ServerRef(socket_name="t")
 
@@ -156,3 +157,27 @@ def test_subprocess_transport_that_cannot_start() -> None:
     with pytest.raises(CannotStart) as raised:
         transport.run(SERVER, [["ls"]])
     assert raised.value.program == "/nonexistent/tmux"
+
+
+def test_a_command_too_long_is_an_argument_error_not_a_missing_tmux() -> None:
+    # The OS refuses the argv (E2BIG) ...
+    with pytest.raises(InvalidArgument) as raised:
+        runner(Scripted(CommandTooLong(300_000))).run(SERVER, [["ls"]], what="send keys")
+    error = raised.value
+    assert type(error) is InvalidArgument
+    assert "cannot send keys: the tmux command is 300000 bytes" in str(error)
+    assert "E2BIG" in str(error)
+    assert "Install tmux" not in error.hint and "paste_text" in error.hint
+    # ... or tmux's client refuses to pass it to its server.
+    refused = Scripted(Completed(b"", stderr="command too long", status=1))
+    with pytest.raises(InvalidArgument, match="at most about 16 KiB") as raised:
+        runner(refused).run(SERVER, [["ls"]], what="send keys")
+    assert "paste_text" in raised.value.hint
+
+
+def test_subprocess_transport_reports_e2big_as_command_too_long() -> None:
+    transport = SubprocessTransport(TmuxProgram("/bin/sh"), timeout=1.0)
+    huge = "x" * (2 << 20)  # over the limit of one argument (Linux: 128 KiB) or all (macOS)
+    with pytest.raises(CommandTooLong) as raised:
+        transport.run(SERVER, [["display-message", "-p", huge]])
+    assert raised.value.size > len(huge)

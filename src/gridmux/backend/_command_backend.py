@@ -19,9 +19,11 @@ an independent oracle).
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import uuid
 
-from gridmux.errors import InvalidArgument, NotFound, PaneDead
+from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
 from . import _typed_run as typed_run
 from ._arguments import check_env_name, check_id, check_name, check_swap_words, scope_args
@@ -40,6 +42,10 @@ from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
 _DEAD_MARK = "gridmux:pane-dead"
+#: Text longer than this (UTF-8 bytes) is typed through a private buffer: a
+#: tmux client passes only about 16 KiB of arguments to its server ("command
+#: too long"), and the OS refuses one argument over 128 KiB (E2BIG).
+INLINE_KEYS_BYTES = 8192
 
 
 class TmuxCommandBackend(ReadOperations, ObjectOperations):
@@ -116,12 +122,52 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         enter: bool = False,
     ) -> None:
         first = ["send-keys", *(["-l"] if literal else []), "-t", check_id("pane", pane_id)]
+        encoded = keys.encode("utf-8")
+        if len(encoded) > INLINE_KEYS_BYTES:
+            # No key name is this long, so tmux would type it literally anyway.
+            self._type_through_buffer(server, pane_id, encoded, enter=enter)
+            return
         if keys:
             first += ["--", keys]
         commands: list[Command] = [first]
         if enter:
             commands.append(["send-keys", "-t", pane_id, "Enter"])
         self._run(server, commands, f"send keys to pane {pane_id}")
+
+    def _type_through_buffer(
+        self, server: ServerRef, pane_id: str, text: bytes, *, enter: bool
+    ) -> None:
+        """Type ``text`` exactly (``paste-buffer -r``: newlines stay LF) via a private buffer.
+
+        One list: ``load-buffer`` reads the text on standard input, then the
+        pane-alive guard of ``paste_buffer`` pastes and deletes it (``-d``),
+        without bracketed-paste markers, as ``send-keys -l`` would type it. A
+        buffer the list left behind (refusal, dead pane, timeout) is deleted.
+        """
+        buffer = f"gridmux-keys-{uuid.uuid4().hex}"
+        paste = ["paste-buffer", "-r", "-d", "-b", command_quote(buffer), "-t", pane_id]
+        dead = f"display-message -p {_DEAD_MARK}"
+        condition = pane_condition(pane_id, "#{pane_dead}", missing=False)
+        commands: list[Command] = [
+            ["load-buffer", "-b", buffer, "-"],
+            ["if-shell", "-F", "-t", pane_id, condition, dead, " ".join(paste)],
+        ]
+        if enter:
+            commands.append(["send-keys", "-t", pane_id, "Enter"])
+        what = f"send keys to pane {pane_id}"
+        try:
+            output = self._run(server, commands, what, stdin=text)
+        except BaseException:
+            self._discard_buffer(server, buffer)
+            raise
+        if _DEAD_MARK in decode(output):
+            self._discard_buffer(server, buffer)
+            raise PaneDead(f"cannot {what}: the pane's program has exited")
+
+    def _discard_buffer(self, server: ServerRef, buffer: str) -> None:
+        """Delete a private buffer if it still exists (pasting with ``-d`` deletes it)."""
+        with contextlib.suppress(GridmuxError):
+            self.delete_buffer(server, buffer)
 
     def clear_history(self, server: ServerRef, pane_id: str) -> None:
         command = ["clear-history", "-t", check_id("pane", pane_id)]

@@ -4,6 +4,9 @@ The one mapping table of the real backend, applied by ``_runner.TmuxRunner``
 to whatever transport carried a list:
 
 * the binary is missing or cannot be executed -> ``TmuxUnavailable``;
+* a command too long to pass at all (the OS refuses the argv, E2BIG, or the
+  tmux client's "command too long": one message to its server holds about
+  16 KiB) -> ``InvalidArgument`` saying so and how to send large text;
 * no answer within the command timeout -> ``TmuxTimeout``;
 * tmux refuses with "can't find …", "no such …", "no server running",
   "error connecting to … (No such file or directory)", "no buffer …" and the
@@ -15,9 +18,16 @@ to whatever transport carried a list:
 
 from __future__ import annotations
 
-from gridmux.errors import GridmuxError, NotFound, TmuxFailure, TmuxTimeout, TmuxUnavailable
+from gridmux.errors import (
+    GridmuxError,
+    InvalidArgument,
+    NotFound,
+    TmuxFailure,
+    TmuxTimeout,
+    TmuxUnavailable,
+)
 
-from ._transport import CannotStart, Completed, TransportError, TransportTimeout
+from ._transport import CannotStart, CommandTooLong, Completed, TransportError, TransportTimeout
 from ._types import ServerRef
 
 # Substrings of tmux's stderr that mean "the target does not exist", matched
@@ -36,6 +46,15 @@ _NOT_FOUND_MARKERS = (
 # ... and these that the whole server is missing.
 _NO_SERVER_MARKERS = ("no server running", "server exited unexpectedly", "lost server")
 _NO_SOCKET_REASONS = ("no such file or directory", "connection refused")
+
+
+#: tmux's client refuses a command that does not fit one message to its server.
+_TOO_LONG_MARKER = "command too long"
+_TOO_LONG_HINT = (
+    "Send less per call: split the text into parts of a few KiB, or pass large text "
+    "through paste_text or load_buffer (they hand it to tmux on standard input, up to "
+    "their documented size)."
+)
 
 
 class ServerNotRunning(NotFound):
@@ -59,11 +78,17 @@ def checked(server: ServerRef, what: str, answer: Completed) -> bytes:
     return answer.stdout
 
 
-def tmux_refusal(server: ServerRef, what: str, status: int, stderr: str) -> TmuxFailure | NotFound:
+def tmux_refusal(server: ServerRef, what: str, status: int, stderr: str) -> GridmuxError:
     """The gridmux error for a list tmux refused (``stderr``: its message)."""
     message = stderr or f"tmux exited with status {status}"
     lowered = message.lower()
     where = describe_server(server)
+    if _TOO_LONG_MARKER in lowered:
+        return InvalidArgument(
+            f"cannot {what}: the tmux command is too long for tmux's client, which passes "
+            f"at most about 16 KiB of arguments to its server ({message})",
+            hint=_TOO_LONG_HINT,
+        )
     if any(marker in lowered for marker in _NO_SERVER_MARKERS) or (
         "error connecting to" in lowered and any(reason in lowered for reason in _NO_SOCKET_REASONS)
     ):
@@ -81,6 +106,13 @@ def transport_failure(
     if isinstance(exc, TransportTimeout):
         return TmuxTimeout(
             f"tmux did not answer within {timeout:g}s while trying to {what} on {where}"
+        )
+    if isinstance(exc, CommandTooLong):
+        return InvalidArgument(
+            f"cannot {what}: the tmux command is {exc.size} bytes, more than the operating "
+            "system lets one program's arguments hold (E2BIG, argument list too long); "
+            "tmux itself is installed",
+            hint=_TOO_LONG_HINT,
         )
     if isinstance(exc, CannotStart):
         return TmuxUnavailable(

@@ -10,12 +10,13 @@ as a separator, such arguments are escaped here (``x;`` is sent as
 
 from __future__ import annotations
 
+import errno
 import subprocess
 from collections.abc import Callable, Sequence
 
 from ._commands import Command
 from ._spawn import spawn
-from ._transport import CannotStart, Completed, TmuxProgram, TransportTimeout
+from ._transport import CannotStart, CommandTooLong, Completed, TmuxProgram, TransportTimeout
 from ._types import ServerRef
 
 
@@ -71,6 +72,8 @@ class SubprocessTransport:
                 stderr=subprocess.PIPE,
             )
         except OSError as exc:
+            if exc.errno == errno.E2BIG:  # the argv, not the binary, is at fault
+                raise CommandTooLong(sum(len(arg.encode()) + 1 for arg in argv)) from exc
             raise CannotStart(argv[0], exc.strerror or str(exc)) from exc
 
     def run(

@@ -62,6 +62,14 @@ class CannotStart(TransportError):
         self.reason = reason
 
 
+class CommandTooLong(TransportError):
+    """The operating system refused to start tmux with an argv this long (E2BIG)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
 class Transport(Protocol):
     """Runs tmux command lists on a server, each bounded by the transport's timeout."""
 

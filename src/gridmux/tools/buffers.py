@@ -27,8 +27,8 @@ from ._targets import check_no_nul
 PREFIX = "gridmux_"
 _LOGICAL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _OURS = re.compile(r"^gridmux_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}$")
-#: Largest content load_buffer takes (UTF-8 bytes): far more than any paste needs.
-MAX_CONTENT_BYTES = 1_000_000
+#: Largest content load_buffer takes (UTF-8 bytes): 4 MiB, far more than any paste needs.
+MAX_CONTENT_BYTES = 4 * 1024 * 1024
 
 BufferName = Annotated[str, Field(description="A buffer name exactly as load_buffer returned it.")]
 
@@ -74,7 +74,9 @@ def _split_content(content: str) -> tuple[tuple[str, ...], bool]:
 
 @tool("Load tmux Buffer")
 async def load_buffer(
-    content: Annotated[str, Field(description="Text to store; must not be empty.")],
+    content: Annotated[
+        str, Field(description="Text to store (at most 4 MiB of UTF-8); must not be empty.")
+    ],
     logical_name: Annotated[
         str | None,
         Field(description="Short label (1-64 of A-Z a-z 0-9 _ . -) kept in the name."),

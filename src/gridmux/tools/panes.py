@@ -272,7 +272,8 @@ async def send_keys(
     Use to run commands or answer prompts. Keys and Enter go in one tmux
     call. Then read the result with capture_since (or wait for it).
     Without literal, a whole string that names a key (C-c, Enter, Up) is
-    sent as that key.
+    sent as that key. Long text (over 8 KiB) is typed byte for byte through
+    a private tmux buffer, deleted afterwards.
     """
     server = ctx.server(socket_name, socket_path)
     if not keys and not enter:
