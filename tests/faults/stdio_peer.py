@@ -106,7 +106,11 @@ class StdioPeer:
         return result
 
     def tmux_children(self) -> set[int]:
-        return {pid for pid in children(self.pid) if any("tmux" in a for a in argv_of(pid)[:1])}
+        # A private-root tmux runs as ``ld-linux… --library-path … /…/bin/tmux …``, so the
+        # program is whichever argument is named tmux, not necessarily argv[0].
+        return {
+            pid for pid in children(self.pid) if any(Path(a).name == "tmux" for a in argv_of(pid))
+        }
 
     def close(self) -> None:
         if self.proc.poll() is None:
