@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -276,12 +277,13 @@ def test_clears_are_detected(
 
 
 @pytest.mark.parametrize(
-    ("total", "pace", "all_exact"),
+    ("pace", "lines", "all_exact"),
     [
-        # ~10,000 lines/s with 2,000 rows of history: every read must be exact.
-        (20000, "case $i in *00) sleep 0.01;; esac;", True),
+        # At most ~1,000 lines/s with 2,000 rows of history: a read would have to take
+        # two seconds for a row to vanish unread, so every read must be exact.
+        ("case $i in *0) sleep 0.01;; esac;", 5000, True),
         # A flood far faster than reads: rows really vanish; each miss must be real.
-        (100000, "", False),
+        ("", 50000, False),
     ],
     ids=["paced", "flood"],
 )
@@ -290,29 +292,38 @@ def test_a_pane_printing_continuously_while_it_is_read(
     tmux_server: ServerRef,
     tmux: RawTmux,
     wait_until: WaitUntil,
-    total: int,
+    tmp_path: Path,
     pace: str,
+    lines: int,
     all_exact: bool,
 ) -> None:
+    # The printer runs until the test has read it 8 times and it has printed ``lines``
+    # (history wraps over and over), however fast reads are: a fixed count of lines
+    # could end before the second read where reads are slow.
+    stop = tmp_path / "stop"
     printer = (
-        f'i=0; while [ $i -lt {total} ]; do i=$((i+1)); echo "n $i"; {pace} done; exec sleep 100000'
+        f"i=0; while [ ! -e '{stop}' ]; do j=0; while [ $j -lt 100 ]; do j=$((j+1)); "
+        f'i=$((i+1)); echo "n $i"; {pace} done; done; exec sleep 100000'
     )
     pane = make_pane(backend, tmux_server, tmux, limit=2000, height=20, command=printer)
     f = Follower(backend, tmux_server, pane)
     wait_until(lambda: anchor(backend, tmux_server, pane) >= 20, what="the printer to start")
     f.read()
+    reads = 1
     deadline = time.monotonic() + 60
-    reads = 0
-    while time.monotonic() < deadline:
+    while reads < 8 or f.numbers()[-1:] < [lines]:
+        assert time.monotonic() < deadline, f"{reads} reads, last {f.transcript[-1:]!r}"
         f.read()
         reads += 1
-        if f.transcript[-1:] == [f"n {total}"]:
-            break
-    else:
-        raise AssertionError(f"the printer did not finish (last {f.transcript[-1:]!r})")
-    assert reads > 5, "too few reads overlapped the output"
+    stop.touch()
+    command = ("display-message", "-p", "-t", pane, "#{pane_current_command}")
+    wait_until(lambda: tmux(*command).strip() == "sleep", timeout=30, what="the printer to stop")
+    last = [row for row in tmux("capture-pane", "-p", "-t", pane).splitlines() if row][-1]
+    f.read()
+    reads += 1
+    assert f.transcript[-1:] == [last], f"the last read ended at {f.transcript[-1:]!r}"
     assert f.counts["missed, needless"] == 0
     if all_exact:
-        assert f.counts["exact"] == reads, dict(f.counts)
-    print(f"\ncontinuous ({total} lines): {reads} reads: {dict(f.counts)}")
+        assert f.counts["exact"] == reads - 1, dict(f.counts)  # every read after the first
+    print(f"\ncontinuous (to {last!r}): {reads} reads: {dict(f.counts)}")
     TALLY.update(f.counts)
