@@ -1,9 +1,9 @@
 """The user's tmux server stays flat however often gridmux reads a pane.
 
-tmux before 3.7 keeps memory for every byte a command prints to a control
-client (3.3a: ~20 KB per capture of a screen of binary output, and a new
-client does not give it back), so with control mode on a pane polled by
-``capture_since`` grew the server without bound. The server's resident size
+tmux before 3.6 never frees a ``capture-pane -p`` it answers a control client
+with (3.3a: ~20 KB per capture of a screen of binary output, and a new client
+does not give it back), so with control mode on a pane polled by
+``capture_since`` grew the server without bound (docs/control-mode.md). The server's resident size
 after N captures through gridmux's runner, control mode on, must stay within
 2x of control mode off (one-off tmux processes, which cost the server nothing).
 """

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gridmux.backend import ServerRef
+from gridmux.backend import ServerRef, _control_client
 from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.errors import NotFound
 
@@ -71,7 +71,6 @@ def test_no_tmux_process_per_call_over_control_mode(
     tmux_server: ServerRef,
     session: str,
     isolated_env: Path,
-    tmux_release: tuple[int, int],
 ) -> None:
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     control = TmuxCommandBackend(wrapper, control_mode=True)
@@ -85,11 +84,10 @@ def test_no_tmux_process_per_call_over_control_mode(
             control.snapshot(tmux_server, session, start=-5)
             control.send_keys(tmux_server, session, "", literal=True)
             assert control.wait_for(tmux_server, "never-signalled", 0.01) is False
-        # the first wait attaches the waiting client: one spawn, kept after; before
-        # tmux 3.7 the 20 captures go as processes (the server keeps what a control
-        # client is sent: docs/control-mode.md)
-        captures = 0 if tmux_release >= (3, 7) else 20
-        assert spawns(log) - before == 1 + captures, log.read_bytes()
+        # the first wait attaches the waiting client: one spawn, kept after (before
+        # tmux 3.6 captures take a buffer and a file, still no process:
+        # docs/control-mode.md)
+        assert spawns(log) - before == 1, log.read_bytes()
         before = spawns(log)
         for _ in range(5):
             plain.snapshot(tmux_server, session)
@@ -134,6 +132,73 @@ def test_answers_equal_the_subprocess_answers(
     ]
     for read in reads:
         assert read(control) == read(plain)
+
+
+def test_captures_leave_no_buffer_and_no_file(
+    control: TmuxCommandBackend,
+    plain: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    session: str,
+    tmux: RawTmux,
+    tmux_release: tuple[int, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before tmux 3.6 a capture over control mode goes through a buffer and a file
+    (docs/control-mode.md); neither outlives the read, even when the list fails."""
+    made: list[str] = []
+    real_mkdtemp = _control_client.tempfile.mkdtemp
+
+    def mkdtemp(*args: object, **kwargs: object) -> str:
+        made.append(real_mkdtemp(*args, **kwargs))  # type: ignore[call-overload]
+        return made[-1]
+
+    monkeypatch.setattr(_control_client.tempfile, "mkdtemp", mkdtemp)
+    tmux("set-buffer", "-b", "users", "the user's own buffer")
+    for _ in range(3):
+        assert control.snapshot(tmux_server, session, untrimmed_start=-5) == plain.snapshot(
+            tmux_server, session, untrimmed_start=-5
+        )
+        assert control.scan_panes(tmux_server) == plain.scan_panes(tmux_server)
+    runner = control._runner
+    with pytest.raises(NotFound):  # a capture that ran, then a command that failed
+        runner.run(
+            tmux_server,
+            [["capture-pane", "-p", "-t", session], ["capture-pane", "-p", "-t", "%999"]],
+            what="read",
+        )
+    assert tmux("list-buffers", "-F", "#{buffer_name}").split() == ["users"]
+    assert made == ([] if tmux_release >= (3, 6) else made[:1]), made
+    assert all(not os.listdir(folder) for folder in made)
+    control.close()
+    assert all(not os.path.exists(folder) for folder in made)
+
+
+def test_a_server_that_cannot_write_captures_is_read_by_process(
+    tmux_bin: str,
+    plain: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    session: str,
+    tmux: RawTmux,
+    tmux_release: tuple[int, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A folder the tmux server cannot write to (another user's server, another
+    /tmp): the read still answers, by process, and leaves no buffer."""
+    gone = tmp_path / "not-there"
+    monkeypatch.setattr(_control_client.tempfile, "mkdtemp", lambda **_: str(gone))
+    wrapper, log = counting_tmux(tmp_path, tmux_bin)
+    counted = TmuxCommandBackend(wrapper, control_mode=True)
+    try:
+        counted.list_panes(tmux_server)  # attaches
+        before = spawns(log)
+        for _ in range(3):
+            assert counted.snapshot(tmux_server, session) == plain.snapshot(tmux_server, session)
+        by_process = 0 if tmux_release >= (3, 6) else 3
+        assert spawns(log) - before == by_process, log.read_bytes()
+    finally:
+        counted.close()
+    assert tmux("list-buffers", "-F", "#{buffer_name}") == ""
 
 
 def test_pane_text_that_looks_like_protocol_lines_is_returned_verbatim(

@@ -19,16 +19,20 @@ retry.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
 import re
 import secrets
 import select
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ._commands import Command
 from ._control_syntax import (
@@ -39,21 +43,33 @@ from ._control_syntax import (
     request_lines,
 )
 from ._spawn import spawn
-from ._transport import Completed, NotCarried, TransportBroken, TransportTimeout
+from ._transport import (
+    Completed,
+    NotCarried,
+    TransportBroken,
+    TransportError,
+    TransportTimeout,
+)
 
 _READ_SIZE = 1 << 16
 #: Longer lines go as a subprocess (argv has room; a control line is buffered whole).
 MAX_LINE_BYTES = 1 << 18
 #: After a failed attach, wait this long before trying again (unless told to).
 RETRY_AFTER = 1.0
-#: Commands whose output can be large (pane contents). tmux before 3.7 keeps
-#: memory for every byte a command prints to a control client, for as long as
-#: the server lives (3.3a: ~20 KB per capture of a screen of binary output,
-#: 21 MB after 1,000; a new client does not give it back); a one-off tmux
-#: process costs it nothing. On those releases these go as a subprocess.
-BULK_OUTPUT = frozenset({"capture-pane", "show-buffer", "save-buffer"})
-#: The first release whose control clients print without that growth.
-FLAT_OUTPUT_FROM = (3, 7)
+#: tmux before 3.6 never frees a ``capture-pane -p`` for a control client: it
+#: sends a copy and keeps the capture (tmux issue 4590), so each read of a
+#: pane grew the user's server by the capture's size, for the server's lifetime
+#: (3.3a: 21 MB after 1,000 reads of a binary screen). There a capture goes
+#: into a private buffer that ``save-buffer`` writes to a private file (the
+#: server writes it for an attached client, and frees the buffer), and the
+#: file is the command's output: the same bytes, no growth, no process.
+FLAT_OUTPUT_FROM = (3, 6)
+#: Commands a list may hold for its captures to take that route: they only
+#: read, so a list whose file could not be written can run again elsewhere.
+_READ_ONLY = frozenset({"capture-pane", "display-message", "list-panes", "list-windows"})
+#: Below ``FLAT_OUTPUT_FROM`` these go as one-off processes (rare, and their
+#: output path is not the capture's).
+_BULK_BY_PROCESS = frozenset({"show-buffer", "save-buffer"})
 #: Words in an attach error meaning this tmux cannot do it at all.
 _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 
@@ -74,8 +90,12 @@ class ControlClient:
         self._lock = threading.Lock()
         self._retry_at = 0.0
         self.disabled = False
-        #: The attached server keeps what it prints to us (``BULK_OUTPUT``).
+        #: The attached server keeps what ``capture-pane -p`` prints to us.
         self.output_accumulates = False
+        #: where that server writes captures for us (made on first use)
+        self._capture_dir: str | None = None
+        #: that server could not write there (another user's, another /tmp)
+        self._captures_by_process = False
 
     # -- lifecycle -----------------------------------------------------------
     @property
@@ -90,6 +110,9 @@ class ControlClient:
     def close(self) -> None:
         with self._lock:
             self._stop()
+            folder, self._capture_dir = self._capture_dir, None
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _ready(self) -> bool:
         """A live, attached client: the one there is, or a new one (call holding the lock)."""
@@ -179,30 +202,81 @@ class ControlClient:
     # -- requests --------------------------------------------------------------
     def request(self, commands: Sequence[Command]) -> Completed:
         """Run ``commands`` as one list; ``NotCarried`` when tmux did not run them."""
-        markers = [self._token() for _ in commands[1:]]
-        sentinel = self._token()
-        data = request_lines(commands, markers, sentinel)
-        if len(data) > MAX_LINE_BYTES:
-            raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
         with self._lock:
             # A client found dead is replaced once; if the new one cannot
             # take the line either, the runner tries the next transport.
             for _attempt in range(2):
                 if not self._ready():
                     raise NotCarried("no control client is attached")
-                if self.output_accumulates and any(c and c[0] in BULK_OUTPUT for c in commands):
-                    raise NotCarried("this tmux keeps what it prints to a control client")
+                sent, files = self._routed(commands)
+                markers = [self._token() for _ in sent[1:]]
+                sentinel = self._token()
+                data = request_lines(sent, markers, sentinel)
+                if len(data) > MAX_LINE_BYTES:
+                    raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
                 try:
                     lines = self._exchange(data, sentinel)
                 except TransportTimeout:
                     self._stop()
                     raise
-                if lines is not None:
-                    return self._reply(lines[:-1], markers)
-                reply = self._lost(markers, commands)
+                try:
+                    if lines is not None:
+                        answer = self._reply(lines[:-1], markers, files)
+                        if answer.status and files:  # stopped before its deletes
+                            self._forget_buffers(sent)
+                        return answer
+                    reply = self._lost(markers, commands, files)
+                except _NotSaved as exc:
+                    # The list only reads (``_routed``): it can run again as a process.
+                    self._captures_by_process = True
+                    self._forget_buffers(sent)
+                    raise NotCarried(f"the tmux server could not write a capture: {exc}") from None
+                finally:
+                    for saved in files.values():
+                        with contextlib.suppress(OSError):
+                            os.unlink(saved.path)
                 if reply is not None:
                     return reply
             raise NotCarried("the control client ended before running the line")
+
+    def _routed(self, commands: Sequence[Command]) -> tuple[list[Command], dict[int, _Saved]]:
+        """The commands to send, and the file holding each capture's output by position.
+
+        Where the server keeps what ``capture-pane -p`` prints (``FLAT_OUTPUT_FROM``),
+        each capture becomes ``capture-pane -b NAME ; save-buffer -b NAME FILE ;
+        delete-buffer -b NAME``: the buffer is the client's own, the file in its own
+        folder. ``NotCarried`` for a list that could not go that way.
+        """
+        if not self.output_accumulates:
+            return list(commands), {}
+        if self._captures_by_process:
+            raise NotCarried("this tmux keeps what it prints to a control client")
+        names = {command[0] for command in commands if command}
+        if names & _BULK_BY_PROCESS:
+            raise NotCarried("this tmux keeps what it prints to a control client")
+        captures = [i for i, c in enumerate(commands) if c and c[0] == "capture-pane"]
+        if not any("-p" in commands[i] for i in captures):
+            return list(commands), {}
+        if not names <= _READ_ONLY:
+            raise NotCarried("captures in a list that changes something go as a process")
+        if self._capture_dir is None:
+            self._capture_dir = tempfile.mkdtemp(prefix="gridmux-captures-")
+        sent: list[Command] = []
+        saves: list[Command] = []
+        paths: dict[int, str] = {}
+        for command in commands:
+            if command and command[0] == "capture-pane" and "-p" in command:
+                name = self._token()
+                paths[len(sent)] = path = os.path.join(self._capture_dir, name)
+                sent.append(["capture-pane", "-b", name, *(a for a in command[1:] if a != "-p")])
+                saves += [["save-buffer", "-b", name, path], ["delete-buffer", "-b", name]]
+            else:
+                sent.append(list(command))
+        # The saves come last: tmux lets pane output in while one writes its file,
+        # and everything before stays one instant as the list was.
+        files = {at: _Saved(path, len(sent) + 2 * n) for n, (at, path) in enumerate(paths.items())}
+        sent += saves
+        return sent, files
 
     def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> Completed | None:
         """``wait-for name`` on this client: tmux's answer once signalled, None after ``timeout``.
@@ -229,14 +303,27 @@ class ControlClient:
                     self._stop()
                     raise
             if lines is None:
-                reply = self._lost([], [command])
+                reply = self._lost([], [command], {})
                 if reply is None:
                     raise NotCarried("the control client ended before running the wait")
             else:
                 reply = self._reply(lines[:-1], [])
             return reply if signalled or reply.status else None
 
-    def _lost(self, markers: list[str], commands: Sequence[Command]) -> Completed | None:
+    def _forget_buffers(self, sent: Sequence[Command]) -> None:
+        """Delete the buffers a list that stopped early left (holding the lock)."""
+        names = [c[2] for c in sent if c[:2] == ["delete-buffer", "-b"]]
+        if not names or not self._ready():
+            return
+        with contextlib.suppress(TransportError):
+            for name in names:  # one line each: a name that is not there is an error
+                sentinel = self._token()
+                line = request_lines([["delete-buffer", "-b", name]], [], sentinel)
+                self._exchange(line, sentinel)
+
+    def _lost(
+        self, markers: list[str], commands: Sequence[Command], files: dict[int, _Saved]
+    ) -> Completed | None:
         """The client ended before the sentinel. None if our line never ran."""
         lines = bytes(self._buffer).split(b"\n")[:-1]  # drop a partial last line
         self._stop()
@@ -249,23 +336,32 @@ class ControlClient:
         if not ran:
             return None
         try:
-            return self._parsed(lines, markers)
+            return self._parsed(lines, markers, files)
         except ProtocolError:
             names = " ; ".join(command[0] for command in commands)
             raise TransportBroken(
                 f"the tmux control client ended while running {names}; it may have run in part"
             ) from None
 
-    def _reply(self, lines: list[bytes], markers: list[str]) -> Completed:
+    def _reply(
+        self, lines: list[bytes], markers: list[str], files: dict[int, _Saved] | None = None
+    ) -> Completed:
         """The answer of a request whose sentinel came back (the client stays)."""
         try:
-            return self._parsed(lines, markers)
+            return self._parsed(lines, markers, files or {})
         except ProtocolError as exc:
             self._stop()
             raise TransportBroken(str(exc)) from exc
 
-    def _parsed(self, lines: list[bytes], markers: list[str]) -> Completed:
-        """Split the reply by its markers and gather output and error."""
+    def _parsed(
+        self, lines: list[bytes], markers: list[str], files: dict[int, _Saved]
+    ) -> Completed:
+        """Split the reply by its markers and gather output and error.
+
+        A capture with an entry in ``files`` printed nothing: its output is the
+        file its ``save-buffer`` wrote, if the list got that far. ``_NotSaved``
+        when a ``save-buffer`` could not write its file.
+        """
         bounds: list[tuple[int, int]] = []
         start = 0
         for token in markers:
@@ -275,10 +371,16 @@ class ControlClient:
             bounds.append((start, found - 1))
             start = found + 2
         bounds.append((start, len(lines)))
+        segments = [parse_segment(lines[low:high], self._own_flags) for low, high in bounds]
+        for written in files.values():
+            if written.at < len(segments) and (error := segments[written.at].error) is not None:
+                raise _NotSaved(b"\n".join(error).decode("utf-8", errors="replace"))
         output: list[bytes] = []
-        for low, high in bounds:
-            segment = parse_segment(lines[low:high], self._own_flags)
+        for index, segment in enumerate(segments):
             output += segment.output
+            saved = files.get(index)
+            if saved is not None and saved.at < len(segments):
+                output += _saved_lines(saved.path)
             if segment.error is not None:
                 # tmux's message when a command failed (the rest did not run)
                 message = b"\n".join(segment.error).decode("utf-8", errors="replace")
@@ -354,6 +456,30 @@ def _release(version: str) -> tuple[int, int]:
     without a release number (``master``) counts as new."""
     found = re.search(r"(\d+)\.(\d+)", version)
     return (int(found[1]), int(found[2])) if found else (99, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Saved:
+    """Where a capture's output is: ``path``, written by the list's command ``at``."""
+
+    path: str
+    at: int
+
+
+class _NotSaved(Exception):
+    """The server could not write a capture's file."""
+
+
+def _saved_lines(path: str) -> list[bytes]:
+    """The lines a capture saved to ``path``; ``_NotSaved`` if it is not there."""
+    try:
+        with open(path, "rb") as saved:
+            data = saved.read()
+    except OSError as exc:
+        # tmux reports a failed save-buffer after its block, as a bare line.
+        raise _NotSaved(f"{path}: {exc.strerror}") from None
+    lines = data.split(b"\n")
+    return lines[:-1] if lines[-1] == b"" else lines
 
 
 def _joined(lines: list[bytes]) -> bytes:
