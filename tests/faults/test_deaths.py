@@ -14,6 +14,7 @@ import signal
 
 import pytest
 
+from gridmux.tools._command_line import HOLD_LIMIT
 from tests.faults.conftest import Tmux
 from tests.faults.stdio_peer import StdioPeer, alive, wait_until
 
@@ -29,16 +30,18 @@ def control() -> bool:
     return os.environ.get("GRIDMUX_CONTROL_MODE", "on") != "off"
 
 
-def pane_usable(tmux: Tmux, pane: str) -> None:
+def pane_usable(tmux: Tmux, pane: str, timeout: float = 10.0) -> None:
     word = "alive" + secrets.token_hex(4)
     sent = tmux("send-keys", "-t", pane, f"echo {word}", "Enter")
     assert sent.returncode == 0, sent.stderr
 
     def printed() -> bool:
-        shown = tmux("capture-pane", "-p", "-t", pane).stdout
-        return f"\n{word}" in shown or shown.startswith(word)
+        # echo's output, not the typed line; typed ahead of a busy shell, it follows
+        # the prompt on the prompt's line
+        shown = tmux("capture-pane", "-p", "-t", pane).stdout.splitlines()
+        return any(line.endswith(word) and "echo" not in line for line in shown)
 
-    wait_until(printed, f"{word} printed in {pane}")
+    wait_until(printed, f"{word} printed in {pane}", timeout)
 
 
 def wait_pending(peer: StdioPeer, tool: str, pane: str) -> set[int]:
@@ -80,6 +83,38 @@ def test_gridmux_death_mid_wait_leaves_nothing(
     wait_until(lambda: not alive(server), "the killed tmux server to exit")
     again = tmux("new-session", "-d", "-s", "again", "sh")
     assert again.returncode == 0, f"the socket is unusable after kill-server: {again.stderr}"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_gridmux_death_mid_run_command_gives_the_shell_back(
+    tmux: Tmux, session: str, env: dict[str, str], sig: int
+) -> None:
+    """The shell run_command typed into waits on tmux for gridmux; gridmux dies.
+
+    tmux lets the shell go within the hold limit (HOLD_LIMIT), the pane takes
+    typing again, and a new gridmux can run a command there (the claim is gone).
+    """
+    peer = StdioPeer(env)
+    try:
+        peer.call("list_panes", {})
+        arguments = {"command": "sleep 2; echo slept", "pane_id": session, "timeout": 60}
+        peer.start("tools/call", {"name": "run_command", "arguments": arguments})
+        current = ("display-message", "-p", "-t", session, "#{pane_current_command}")
+        wait_until(lambda: tmux(*current).stdout.strip() == "sleep", "the command to run")
+        started = peer.tmux_children()
+        peer.proc.send_signal(sig)
+        peer.proc.wait(timeout=10)
+        wait_until(lambda: not any(alive(pid) for pid in started), f"the end of {started}")
+    finally:
+        peer.close()
+    pane_usable(tmux, session, timeout=HOLD_LIMIT + 15)
+    again = StdioPeer(env)
+    try:
+        ran = again.call("run_command", {"command": "echo again", "pane_id": session})
+        assert not ran.get("isError"), ran
+        assert "again" in str(ran["content"])
+    finally:
+        again.close()
 
 
 def test_killed_control_client_is_replaced(tmux: Tmux, session: str, env: dict[str, str]) -> None:
