@@ -91,6 +91,7 @@ async def test_names_with_control_characters_are_refused(
         ("send_keys", {"keys": "echo a\x00b", "literal": True}),
         ("paste_text", {"text": "a\x00b"}),
         ("load_buffer", {"content": "a\x00b"}),
+        ("send_keys_batch", {"operations": [{"keys": "echo a\x00b", "literal": True}]}),
     ],
 )
 async def test_text_with_a_nul_is_refused_not_cut(
@@ -102,7 +103,9 @@ async def test_text_with_a_nul_is_refused_not_cut(
 ) -> None:
     pane = session(backend, ref)
     before = world(backend, ref)
-    extra = {} if tool == "load_buffer" else {"pane_id": pane}
+    if tool == "send_keys_batch":  # each operation names its pane
+        args = {"operations": [{**op, "pane_id": pane} for op in args["operations"]]}
+    extra = {} if tool in ("load_buffer", "send_keys_batch") else {"pane_id": pane}
     error = await call_error(client, tool, **args, **extra)
     assert "NUL character (at offset" in error and "Hint:" in error
     assert world(backend, ref) == before

@@ -21,6 +21,7 @@ from gridmux.safety import tool
 from ._context import TOOL_CONTEXT, ToolContext
 from ._observe_models import SendKeysBatchResult, SendKeysOperation, SendKeysOperationResult
 from ._params import SocketName, SocketPath
+from ._targets import check_no_nul
 from ._waiting import MAX_WAIT_SECONDS
 
 _MAX_OPERATIONS = 1000
@@ -74,6 +75,7 @@ async def send_keys_batch(
             try:
                 if not op.keys and not op.enter:
                     raise InvalidArgument("keys is empty and enter is false: nothing to send")
+                check_no_nul("keys", op.keys)
                 where = (op.pane_id, op.session_name, op.session_id, op.window_id)
                 if where not in resolved:
                     resolved[where] = ctx.resolve(server, *where)
