@@ -75,7 +75,7 @@ async def measure(binary: str, size: int, control: bool, rounds: int) -> dict[st
         longest = 0
         async with Client(server) as client:
             first = await client.call_tool("capture_since", {"pane_id": pane})
-            cursor = first.structured_content["cursor"]  # type: ignore[index]
+            cursor = first.structured_content["cursor"]
             for n in range(rounds + 1):
                 new = [f"N{n:05d}-{j}" for j in range(3)]
                 writer.write("".join(f"{line}\n" for line in new))

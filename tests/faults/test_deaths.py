@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -20,7 +22,7 @@ from tests.faults.stdio_peer import StdioPeer, alive, wait_until
 
 pytestmark = pytest.mark.tmux
 
-WAITS = {
+WAITS: dict[str, Callable[[str], dict[str, Any]]] = {
     "wait_for_text": lambda pane: {"patterns": ["never-printed"], "timeout": 60, "pane_id": pane},
     "wait_for_channel": lambda pane: {"channel": "never-signalled", "timeout": 60},
 }
@@ -50,8 +52,8 @@ def wait_pending(peer: StdioPeer, tool: str, pane: str) -> set[int]:
     peer.start("tools/call", {"name": tool, "arguments": WAITS[tool](pane)})
     # control mode: the request client (and a waiting one for a channel); off: the
     # wait-for process for a channel, one-off processes for text
-    expected = {True: {"wait_for_text": 1, "wait_for_channel": 2}, False: {}}[control()]
-    expected = expected.get(tool, 1 if tool == "wait_for_channel" else 0)
+    counts = {"wait_for_text": 1, "wait_for_channel": 2} if control() else {"wait_for_channel": 1}
+    expected = counts.get(tool, 0)
     wait_until(lambda: len(peer.tmux_children()) >= expected, f"{expected} tmux clients")
     return peer.tmux_children()
 

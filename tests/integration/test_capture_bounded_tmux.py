@@ -135,7 +135,7 @@ def test_height_changes_and_clear_history(
     for height in (20, 6, 30, 10):
         tmux("resize-window", "-t", pane, "-y", str(height))
         wait_until(
-            lambda h=height: backend.pane_state(tmux_server, pane).height == h,  # type: ignore[misc]
+            lambda h=height: backend.pane_state(tmux_server, pane).height == h,
             what=f"height {height}",
         )
         new = lines("n", start, 7)

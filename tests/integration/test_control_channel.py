@@ -7,6 +7,7 @@ Each test builds its own backends (control mode on and off) regardless of
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gridmux.backend import ServerRef, _control_client
+from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.errors import NotFound
 
@@ -146,13 +147,13 @@ def test_captures_leave_no_buffer_and_no_file(
     """Before tmux 3.6 a capture over control mode goes through a buffer and a file
     (docs/control-mode.md); neither outlives the read, even when the list fails."""
     made: list[str] = []
-    real_mkdtemp = _control_client.tempfile.mkdtemp
+    real_mkdtemp = tempfile.mkdtemp
 
-    def mkdtemp(*args: object, **kwargs: object) -> str:
-        made.append(real_mkdtemp(*args, **kwargs))  # type: ignore[call-overload]
+    def mkdtemp(prefix: str | None = None) -> str:
+        made.append(real_mkdtemp(prefix=prefix))
         return made[-1]
 
-    monkeypatch.setattr(_control_client.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", mkdtemp)
     tmux("set-buffer", "-b", "users", "the user's own buffer")
     for _ in range(3):
         assert control.snapshot(tmux_server, session, untrimmed_start=-5) == plain.snapshot(
@@ -186,7 +187,7 @@ def test_a_server_that_cannot_write_captures_is_read_by_process(
     """A folder the tmux server cannot write to (another user's server, another
     /tmp): the read still answers, by process, and leaves no buffer."""
     gone = tmp_path / "not-there"
-    monkeypatch.setattr(_control_client.tempfile, "mkdtemp", lambda **_: str(gone))
+    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", lambda **_: str(gone))
     wrapper, log = counting_tmux(tmp_path, tmux_bin)
     counted = TmuxCommandBackend(wrapper, control_mode=True)
     try:

@@ -109,7 +109,7 @@ def test_a_log_that_cannot_be_made_private_is_refused(
     def not_owner(fd: int, mode: int) -> None:
         raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
 
-    monkeypatch.setattr(audit_module.os, "fchmod", not_owner)
+    monkeypatch.setattr("gridmux.audit.os.fchmod", not_owner)
     with pytest.raises(ValueError, match=r"readable by others \(mode 0644\)"):
         FileSink(str(path))
     assert stat.S_IMODE(path.stat().st_mode) == 0o644

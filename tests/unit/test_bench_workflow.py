@@ -11,7 +11,7 @@ from bench.workflow import destructive
 
 def figures(tools_list: int, steps: list[tuple[str, int, int, int]]) -> dict[str, Any]:
     rows = [{"tool": t, "bytes": b, "content": c, "structured": s} for t, b, c, s in steps]
-    calls = sum(r["bytes"] for r in rows)
+    calls = sum(size for _, size, _, _ in steps)
     return {"tools_list": tools_list, "calls": calls, "total": tools_list + calls, "steps": rows}
 
 

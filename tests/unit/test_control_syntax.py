@@ -44,6 +44,11 @@ def test_a_request_is_one_list_with_markers_then_a_sentinel_line() -> None:
         request_lines([["a"], ["b"]], [], "S")
     with pytest.raises(ValueError, match="at least one"):
         request_lines([], [], "S")
+    # a tail: one more marker, then its commands with none between them
+    data = request_lines([["a"]], ["M1"], "S", tail=[["b", "-x"], ["c"]])
+    assert data == b"a ; display-message -p M1 ; b -x ; c\ndisplay-message -p S\n"
+    with pytest.raises(ValueError, match="tail"):
+        request_lines([["a"]], [], "S", tail=[["b"]])
 
 
 def test_marker_blocks_are_found_only_whole() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from fastmcp import Client
 
@@ -64,7 +64,12 @@ def test_an_object_with_every_property_required_stays_as_strict_and_closes() -> 
     }
     short = lean_output(schema)
     assert short is not None and "required" not in short
-    for value in [{"x": 1, "y": 2, "z": "a"}, {"x": 1, "y": 2}, {"x": 1, "y": 2, "z": "a", "w": 0}]:
+    values: list[dict[str, Any]] = [
+        {"x": 1, "y": 2, "z": "a"},
+        {"x": 1, "y": 2},
+        {"x": 1, "y": 2, "z": "a", "w": 0},
+    ]
+    for value in values:
         assert jsonschema.Draft202012Validator(schema).is_valid(value) == (len(value) >= 3)
         assert jsonschema.Draft202012Validator(short).is_valid(value) == (len(value) == 3)
 

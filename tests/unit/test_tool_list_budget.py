@@ -13,6 +13,8 @@ shrink towards the targets. Lower them whenever the list shrinks.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastmcp import Client
 
@@ -33,6 +35,12 @@ async def _listing(safety: str) -> tuple[int, list[dict[str, object]]]:
     return len(wire.encode()), tools
 
 
+def _schema(tool: dict[str, object]) -> dict[str, Any]:
+    schema = tool["inputSchema"]
+    assert isinstance(schema, dict)
+    return schema
+
+
 @pytest.mark.parametrize("safety", sorted(BUDGET))
 async def test_the_tool_list_stays_within_its_budget(safety: str) -> None:
     size, tools = await _listing(safety)
@@ -48,7 +56,7 @@ async def test_every_tool_and_every_own_parameter_is_still_described() -> None:
     for tool in tools:
         if len(str(tool.get("description", ""))) < 30:
             bare.append(tool["name"])
-        props = tool["inputSchema"].get("properties", {})  # type: ignore[union-attr]
+        props = _schema(tool).get("properties", {})
         for name, prop in props.items():
             if name not in SHARED_PARAMETERS and not prop.get("description"):
                 bare.append(f"{tool['name']}.{name}")
@@ -60,7 +68,7 @@ async def test_no_optional_parameter_repeats_a_null_default_or_an_any_of() -> No
     _, tools = await _listing("destructive")
     found = []
     for tool in tools:
-        props = tool["inputSchema"].get("properties", {})  # type: ignore[union-attr]
+        props = _schema(tool).get("properties", {})
         for name, prop in props.items():
             if "default" in prop and prop["default"] is None:
                 found.append(f"{tool['name']}.{name} default null")

@@ -140,6 +140,7 @@ async def test_a_timeout_past_the_ceiling_is_refused_and_listed_as_the_maximum(
 ) -> None:
     backend = SimBackend(version="3.3a")
     pane = backend.new_session(REF, name="s", width=40, height=5).active_pane_id
+    assert pane is not None
     settings = Settings(backend="sim", wait_max_seconds=5)
     async with Client(create_server(backend, settings)) as client:
         schema = {t.name: t.input_schema for t in await client.list_tools()}[tool]

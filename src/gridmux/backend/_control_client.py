@@ -208,10 +208,10 @@ class ControlClient:
             for _attempt in range(2):
                 if not self._ready():
                     raise NotCarried("no control client is attached")
-                sent, files = self._routed(commands)
-                markers = [self._token() for _ in sent[1:]]
+                sent, saves, files = self._routed(commands)
+                markers = [self._token() for _ in sent[1:]] + [self._token() for _ in saves[:1]]
                 sentinel = self._token()
-                data = request_lines(sent, markers, sentinel)
+                data = request_lines(sent, markers, sentinel, saves)
                 if len(data) > MAX_LINE_BYTES:
                     raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
                 try:
@@ -223,13 +223,13 @@ class ControlClient:
                     if lines is not None:
                         answer = self._reply(lines[:-1], markers, files)
                         if answer.status and files:  # stopped before its deletes
-                            self._forget_buffers(sent)
+                            self._forget_buffers(saves)
                         return answer
                     reply = self._lost(markers, commands, files)
                 except _NotSaved as exc:
                     # The list only reads (``_routed``): it can run again as a process.
                     self._captures_by_process = True
-                    self._forget_buffers(sent)
+                    self._forget_buffers(saves)
                     raise NotCarried(f"the tmux server could not write a capture: {exc}") from None
                 finally:
                     for saved in files.values():
@@ -239,16 +239,21 @@ class ControlClient:
                     return reply
             raise NotCarried("the control client ended before running the line")
 
-    def _routed(self, commands: Sequence[Command]) -> tuple[list[Command], dict[int, _Saved]]:
-        """The commands to send, and the file holding each capture's output by position.
+    def _routed(
+        self, commands: Sequence[Command]
+    ) -> tuple[list[Command], list[Command], dict[int, _Saved]]:
+        """The commands to send, a tail of saves, and each capture's file by position.
 
         Where the server keeps what ``capture-pane -p`` prints (``FLAT_OUTPUT_FROM``),
-        each capture becomes ``capture-pane -b NAME ; save-buffer -b NAME FILE ;
-        delete-buffer -b NAME``: the buffer is the client's own, the file in its own
-        folder. ``NotCarried`` for a list that could not go that way.
+        each capture becomes ``capture-pane -b NAME``, and the tail holds its
+        ``save-buffer -b NAME FILE ; delete-buffer -b NAME``: the buffer is the
+        client's own, the file in its own folder. The tail is one segment with no
+        markers inside (tmux 3.2a grows by ~100 bytes per command a control client
+        sends, so none is spent there). ``NotCarried`` for a list that could not go
+        that way.
         """
         if not self.output_accumulates:
-            return list(commands), {}
+            return list(commands), [], {}
         if self._captures_by_process:
             raise NotCarried("this tmux keeps what it prints to a control client")
         names = {command[0] for command in commands if command}
@@ -256,7 +261,7 @@ class ControlClient:
             raise NotCarried("this tmux keeps what it prints to a control client")
         captures = [i for i, c in enumerate(commands) if c and c[0] == "capture-pane"]
         if not any("-p" in commands[i] for i in captures):
-            return list(commands), {}
+            return list(commands), [], {}
         if not names <= _READ_ONLY:
             raise NotCarried("captures in a list that changes something go as a process")
         if self._capture_dir is None:
@@ -266,6 +271,8 @@ class ControlClient:
         paths: dict[int, str] = {}
         for command in commands:
             if command and command[0] == "capture-pane" and "-p" in command:
+                # never empty (a row prints at least its newline), so the buffer is
+                # there for the save and delete; 3.2a takes a missing name as the newest
                 name = self._token()
                 paths[len(sent)] = path = os.path.join(self._capture_dir, name)
                 sent.append(["capture-pane", "-b", name, *(a for a in command[1:] if a != "-p")])
@@ -273,10 +280,10 @@ class ControlClient:
             else:
                 sent.append(list(command))
         # The saves come last: tmux lets pane output in while one writes its file,
-        # and everything before stays one instant as the list was.
-        files = {at: _Saved(path, len(sent) + 2 * n) for n, (at, path) in enumerate(paths.items())}
-        sent += saves
-        return sent, files
+        # and everything before stays one instant as the list was. They are the
+        # list's last segment (index len(sent)).
+        files = {at: _Saved(path, len(sent)) for at, path in paths.items()}
+        return sent, saves, files
 
     def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> Completed | None:
         """``wait-for name`` on this client: tmux's answer once signalled, None after ``timeout``.
@@ -310,16 +317,27 @@ class ControlClient:
                 reply = self._reply(lines[:-1], [])
             return reply if signalled or reply.status else None
 
-    def _forget_buffers(self, sent: Sequence[Command]) -> None:
-        """Delete the buffers a list that stopped early left (holding the lock)."""
-        names = [c[2] for c in sent if c[:2] == ["delete-buffer", "-b"]]
-        if not names or not self._ready():
+    def _forget_buffers(self, saves: Sequence[Command]) -> None:
+        """Delete the buffers a list that stopped early left (holding the lock).
+
+        Only names tmux lists: 3.2a's ``delete-buffer -b`` of a missing name
+        deleted the newest buffer, which may be the user's.
+        """
+        ours = {c[2] for c in saves if c[:2] == ["delete-buffer", "-b"]}
+        if not ours or not self._ready():
             return
-        with contextlib.suppress(TransportError):
-            for name in names:  # one line each: a name that is not there is an error
+        with contextlib.suppress(TransportError, ProtocolError):
+            sentinel = self._token()
+            listing = [["list-buffers", "-F", "#{buffer_name}"]]
+            shown = self._exchange(request_lines(listing, [], sentinel), sentinel)
+            if shown is None:
+                return
+            names = set(self._parsed(shown[:-1], [], {}).stdout.decode().split()) & ours
+            if names:
+                deletes = [["delete-buffer", "-b", name] for name in sorted(names)]
+                markers = [self._token() for _ in deletes[1:]]
                 sentinel = self._token()
-                line = request_lines([["delete-buffer", "-b", name]], [], sentinel)
-                self._exchange(line, sentinel)
+                self._exchange(request_lines(deletes, markers, sentinel), sentinel)
 
     def _lost(
         self, markers: list[str], commands: Sequence[Command], files: dict[int, _Saved]
@@ -460,7 +478,7 @@ def _release(version: str) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class _Saved:
-    """Where a capture's output is: ``path``, written by the list's command ``at``."""
+    """Where a capture's output is: ``path``, written by the list's segment ``at``."""
 
     path: str
     at: int

@@ -35,19 +35,27 @@ def marker_command(token: str) -> str:
     return f"display-message -p {token}"
 
 
-def request_lines(commands: Sequence[Command], markers: Sequence[str], sentinel: str) -> bytes:
+def request_lines(
+    commands: Sequence[Command],
+    markers: Sequence[str],
+    sentinel: str,
+    tail: Sequence[Command] = (),
+) -> bytes:
     """The bytes to send: ``c1 ; m1 ; c2 ; m2 ; … ; cN`` then the sentinel line.
 
-    ``markers`` has one token per command but the last. The list stays one
-    line, so tmux runs it as one command list, back-to-back.
+    ``markers`` has one token per command but the last, and one more for a
+    ``tail``: commands after a last marker with none between them, so their
+    output (if any) is one more segment. The list stays one line, so tmux
+    runs it as one command list, back-to-back.
     """
     if not commands:
         raise ValueError("at least one tmux command is required")
-    if len(markers) != len(commands) - 1:
-        raise ValueError("one marker between each pair of commands")
+    groups = [[command] for command in commands] + ([list(tail)] if tail else [])
+    if len(markers) != len(groups) - 1:
+        raise ValueError("one marker between each pair of commands, and one before a tail")
     parts = [command_text(commands[0])]
-    for command, token in zip(commands[1:], markers, strict=True):
-        parts += [marker_command(token), command_text(command)]
+    for group, token in zip(groups[1:], markers, strict=True):
+        parts += [marker_command(token), *(command_text(command) for command in group)]
     line = " ; ".join(parts) + "\n" + marker_command(sentinel) + "\n"
     return line.encode("utf-8", errors="surrogateescape")
 
