@@ -91,7 +91,7 @@ class RawStdioClient:
             proc.stdin.close()
         try:
             await asyncio.wait_for(proc.wait(), 5)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # not the builtin TimeoutError before 3.11
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -89,6 +90,7 @@ def check_line(line: bytes) -> bytes | None:
 class _Gate:
     def __init__(self, real_in: int, real_out: int, to_server: int, from_server: int) -> None:
         self._lock = threading.Lock()
+        self._closing = threading.Event()
         self._out: BinaryIO = os.fdopen(real_out, "wb", buffering=0)
         self._in: BinaryIO = os.fdopen(real_in, "rb")
         self._to_server: BinaryIO = os.fdopen(to_server, "wb", buffering=0)
@@ -117,8 +119,34 @@ class _Gate:
             self._to_server.close()  # end of input reaches the server as end of file
 
     def _copy_out(self) -> None:
-        for line in self._from_server:
-            self._write_out(line)
+        """Copy whole lines until the server's end of output, or ``close`` and no more.
+
+        End of file may never come: a copy of the pipe's write end can outlive the
+        server's descriptor 1 (the SDK's stdout wrapper); so once the server has
+        returned, what is in the pipe is copied and the thread stops.
+        """
+        fd = self._from_server.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        pending = b""
+        while True:
+            if not poller.poll(0 if self._closing.is_set() else 100):
+                if self._closing.is_set():
+                    break
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            *lines, pending = (pending + chunk).split(b"\n")
+            if lines:
+                self._write_out(b"".join(line + b"\n" for line in lines))
+        if pending:
+            self._write_out(pending)
+
+    def close(self, timeout: float) -> None:
+        """The server has returned: copy what it wrote, then stop the writer."""
+        self._closing.set()
+        self.threads[1].join(timeout=timeout)
 
     def start(self) -> None:
         for thread in self.threads:
@@ -140,10 +168,10 @@ def gated_stdio() -> Iterator[None]:
     try:
         yield
     finally:
-        # Descriptor 1 back on the real stdout ends the server's pipe, so the
-        # writer copies what is left and stops; 0 back on the real stdin.
+        # Descriptor 1 back on the real stdout; the writer copies what is left
+        # and stops; 0 back on the real stdin.
         os.dup2(real_out, 1)
-        gate.threads[1].join(timeout=5)
+        gate.close(timeout=5)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)

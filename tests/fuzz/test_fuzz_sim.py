@@ -129,7 +129,7 @@ class Fuzzer:
                     HANG_SECONDS,
                 )
             )
-        except TimeoutError:
+        except asyncio.TimeoutError:  # not the builtin TimeoutError before 3.11
             self.tally["hangs"] += 1
             raise AssertionError(f"{self.tool} hung on {kind}: {arguments!r:.500}") from None
         except Exception as exc:

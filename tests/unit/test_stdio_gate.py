@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from gridmux._stdio_gate import INVALID_REQUEST, PARSE_ERROR, check_line
+from gridmux._stdio_gate import INVALID_REQUEST, PARSE_ERROR, _Gate, check_line
 
 DEEP = '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_sessions",'
 DEEP += '"arguments":{"filters":' + '{"a":' * 1000 + "1" + "}" * 1000 + "}}}"
@@ -120,3 +120,28 @@ def test_the_server_answers_every_bad_line_and_keeps_serving() -> None:
     assert sorted(errors, key=repr) == sorted(((c, i) for _, c, i in BAD), key=repr)
     assert process.stderr is not None
     assert b"Traceback" not in process.stderr.read()
+
+
+def test_the_writer_stops_once_the_server_returns_though_a_copy_of_its_pipe_lives() -> None:
+    """A copy of the server's write end (the SDK's stdout wrapper kept one) means no end
+    of file; the gate copies what the server wrote and stops anyway (it waited 5 s for
+    end of file before every exit)."""
+    real_in, unused = os.pipe()
+    reader, real_out = os.pipe()
+    to_server_read, to_server = os.pipe()
+    from_server, server_out = os.pipe()
+    kept = os.dup(server_out)  # the copy that outlives the server's descriptor
+    gate = _Gate(real_in, real_out, to_server, from_server)
+    gate.threads[1].start()  # the writer only
+    try:
+        os.write(server_out, b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n{"partial')
+        os.close(server_out)
+        gate.close(timeout=10)
+        assert not gate.threads[1].is_alive()
+        copied = os.read(reader, 1 << 16)
+        assert copied == b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n{"partial'
+    finally:
+        for fd in (kept, unused, reader, to_server_read):
+            os.close(fd)
+        for owned in (gate._in, gate._out, gate._to_server, gate._from_server):
+            owned.close()
