@@ -58,6 +58,13 @@ def wait_pending(peer: StdioPeer, tool: str, pane: str) -> set[int]:
     return peer.tmux_children()
 
 
+def kill_mid_call(peer: StdioPeer, sig: int, started: set[int]) -> None:
+    """End gridmux with ``sig`` mid-call; wait until the tmux processes it had are gone."""
+    peer.proc.send_signal(sig)
+    peer.proc.wait(timeout=10)
+    wait_until(lambda: not any(alive(pid) for pid in started), f"the end of {started}")
+
+
 @pytest.mark.parametrize("stop_clients", [False, True], ids=["running", "stopped"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
 @pytest.mark.parametrize("tool", sorted(WAITS))
@@ -70,9 +77,7 @@ def test_gridmux_death_mid_wait_leaves_nothing(
         if stop_clients:
             for pid in started:
                 os.kill(pid, signal.SIGSTOP)
-        peer.proc.send_signal(sig)
-        peer.proc.wait(timeout=10)
-        wait_until(lambda: not any(alive(pid) for pid in started), f"the end of {started}")
+        kill_mid_call(peer, sig, started)
     finally:
         for pid in started if "started" in locals() else ():
             if alive(pid):  # only on failure: never leave a stopped client behind
@@ -104,9 +109,7 @@ def test_gridmux_death_mid_run_command_gives_the_shell_back(
         current = ("display-message", "-p", "-t", session, "#{pane_current_command}")
         wait_until(lambda: tmux(*current).stdout.strip() == "sleep", "the command to run")
         started = peer.tmux_children()
-        peer.proc.send_signal(sig)
-        peer.proc.wait(timeout=10)
-        wait_until(lambda: not any(alive(pid) for pid in started), f"the end of {started}")
+        kill_mid_call(peer, sig, started)
     finally:
         peer.close()
     pane_usable(tmux, session, timeout=HOLD_LIMIT + 15)
