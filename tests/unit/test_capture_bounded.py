@@ -111,7 +111,7 @@ def test_the_ledger_is_every_history_row_hash() -> None:
 
 @pytest.mark.parametrize("history", [2000, 4000])
 def test_a_few_new_lines_are_read_without_the_history(history: int) -> None:
-    pane = Pane(limit=history + 100)
+    pane = Pane(limit=2 * history)  # tmux cannot have trimmed: rows stay where they were
     cursor = started(pane, history)
     for step in range(5):
         new = pane.lines(f"new{step}-", 3)
@@ -137,19 +137,24 @@ def test_the_plan_reads_the_rows_near_the_screen() -> None:
     assert snap.top == snap.state.history_size - REACH
 
 
-def test_trimming_at_the_limit_is_measured_not_searched() -> None:
-    """Repetitive output: the window occurs many times, the content proof
-    alone would call it ambiguous; the ledger knows how far rows moved."""
+def test_at_the_limit_the_full_read_decides() -> None:
+    """Where tmux may have trimmed, rows near the screen cannot say how far rows
+    moved (test_the_same_output_twice_is_never_a_silent_loss): every follow-up
+    is the full read, exact where it can place the window, a miss where not."""
     pane = Pane(limit=2000)
     cursor = started(pane, 2500)
-    for _ in range(10):
-        pane.write("tick\n" * 90)  # collections of 200 rows come and go
+    for step in range(5):
+        new = pane.lines(f"n{step}-", 90)  # trims of 200 rows come and go
         reading = pane.follow(cursor)
-        assert (reading.lines, reading.lines_missed) == (("tick",) * 90, False)
+        assert (reading.lines, reading.lines_missed) == (tuple(new), False)
         cursor = reading.cursor
-    assert (pane.full, pane.bounded) == (1, 10)
-    # The content proof alone cannot place a window of ticks.
-    assert advance(cursor, pane.snapshot(FOLLOW_PLAN)).lines_missed
+    for _ in range(3):
+        pane.write("tick\n" * 90)
+        reading = pane.follow(cursor)
+        # The content proof cannot place a window of ticks among ticks: honest.
+        assert reading.lines_missed or reading.lines == ("tick",) * 90
+        cursor = reading.cursor
+    assert (pane.full, pane.bounded) == (9, 0)
 
 
 @pytest.mark.parametrize(
@@ -229,3 +234,22 @@ def test_the_ledger_store_keeps_the_newest() -> None:
     assert (store.get("b"), store.get("c")) == (b"4", None)
     with pytest.raises(ValueError, match="at least one"):
         Ledgers(capacity=0)
+
+
+@pytest.mark.parametrize("limit", [2000, 3000])
+@pytest.mark.parametrize("size", [400, 1150, 1200, 1400, 1600, 1800])
+def test_the_same_output_twice_is_never_a_silent_loss(limit: int, size: int) -> None:
+    """A command prints the same lines again (the same tests, the same ``cat``): the
+    new rows at the top of a bounded read equal old ones, at a fixed distance. A
+    block of them found once in the ledger pinned a false trim distance, and the
+    read said 'exact' with rows left out."""
+    pane = Pane(limit=limit)
+    cursor = started(pane, 2500)
+    first_copy = pane.lines("x", size)
+    reading = pane.follow(cursor)
+    assert (reading.lines, reading.lines_missed) == (tuple(first_copy), False)
+    second_copy = pane.lines("x", size)
+    again = pane.follow(reading.cursor)
+    assert again.lines_missed or again.lines == tuple(second_copy), (
+        f"{len(again.lines)} lines said exact for {size} new ones"
+    )

@@ -12,26 +12,28 @@ Rules:
 * The ledger stays in the process (``Ledgers``): the cursor never carries it,
   so a cursor is as short, and as exact, after a restart as before it.
 
-Why it is exact. tmux never changes a history row: rows leave history only
-from the top (trimming, ``clear-history``) or, when a pane grows taller, from
-the bottom back onto the screen. So the history rows at the top of the
-snapshot are rows the ledger holds, ``d`` rows further down, ``d`` being the
-rows trimmed since the cursor. A block of ``BLOCK`` of them that lies at
-exactly one offset in the ledger gives ``d``; then every ledger row the
-snapshot holds (about ``REACH`` of them) must be there, unchanged, ``d``
-rows up, and the anchor row is at ``anchor - d``. No search for the window:
-no ambiguity from repetitive output near the cursor, and no replay of the
-window can stand in for it. The window rows and the sentinels the snapshot
-holds are still checked at that position. A read where no block lies at
-exactly one offset (output repetitive over hundreds of rows), where
-``d > 0`` although tmux cannot have trimmed (a ``clear-history``), where a
-row differs, or where the window lies above the rows read (about ``REACH``
-new history rows since the cursor), falls back.
+Why it is exact. It answers only while tmux cannot have trimmed the history
+since it was last cleared (``_untrimmed``: the history is a trim batch and
+the screen's height below its limit), and then no history row has moved:
+rows leave history only from the top (trimming, ``clear-history``) or, when
+a pane grows taller, from the bottom back onto the screen. So every ledger
+row the snapshot holds (about ``REACH`` of them) must be there, unchanged, at
+its own index, and the window at the anchor; the window rows and the
+sentinels the snapshot holds are checked there. A read where a row differs,
+or where the window lies above the rows read (about ``REACH`` new history
+rows since the cursor), falls back.
+
+Where tmux may have trimmed, the full read decides. Content near the screen
+cannot tell how far rows moved: a command that prints the same lines again
+puts, at the top of the rows read, new rows equal to old ones at a fixed
+distance, and a block of them found once in the ledger gave a false
+distance, a delta with rows left out and called exact. tmux has no count of
+the rows it wrote to say it instead, and a trim moves rows by whole batches
+that repetitive output can match too.
 
 What a bounded read could still get wrong is what the content proof could
 too: a ``clear-history`` followed by output that replays, at their
-distances, every ledger row the snapshot holds, the window and the
-sentinels.
+indices, every ledger row the snapshot holds, the window and the sentinels.
 """
 
 from __future__ import annotations
@@ -52,10 +54,6 @@ from ._core import (
 from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits
 from ._rows import RowMemory, Rows
 
-#: Rows of a block of old history rows a bounded follow-up looks up in the ledger.
-BLOCK = 32
-#: Distances below the top of the snapshot of the blocks it tries, in turn.
-BLOCK_STARTS = (0, 64, 128, 256, 512, 768)
 #: Ledgers a process keeps, newest first; about 8 bytes per history row each.
 DEFAULT_LEDGERS = 64
 
@@ -81,18 +79,17 @@ def advance_bounded(
         or len(ledger) != old * HASH_SIZE
     ):
         return None
-    rows = Rows(snapshot, memory)
-    d = _trimmed(ledger, rows, min(old, state.history_size))
-    if d is None or (d > 0 and _untrimmed(state)):
+    if not _untrimmed(state):  # rows may have moved: only the full read can tell how far
         return None
-    position = cursor.anchor - d
+    rows = Rows(snapshot, memory)
+    position = cursor.anchor  # no row has moved
     k = len(cursor.window)
     top = snapshot.top
     # The window and every history row the ledger lacks must be in the snapshot.
-    if min(position - k, old - d) < top:
+    if min(position - k, old) < top:
         return None
     # The ledger's rows that the snapshot holds as well are still there, unchanged.
-    if ledger[(top + d) * HASH_SIZE :] != b"".join(rows.hash_range(top, old - d)):
+    if ledger[top * HASH_SIZE :] != b"".join(rows.hash_range(top, old)):
         return None
     new_anchor = state.history_size + state.cursor_y
     if position > new_anchor or not fits(rows.hash_range(position - k, position), cursor.window):
@@ -108,38 +105,9 @@ def advance_bounded(
     ):
         return None
     reading = deliver(cursor, rows, state, position)
-    kept = ledger[d * HASH_SIZE : (top + d) * HASH_SIZE]
+    kept = ledger[: top * HASH_SIZE]
     fresh = b"".join(rows.hash_range(top, state.history_size))
     return dataclasses.replace(reading, ledger=kept + fresh)
-
-
-def _trimmed(ledger: bytes, rows: Rows, history: int) -> int | None:
-    """How many rows tmux trimmed since the ledger was made: the offset at
-    which the first block of ``BLOCK`` history rows of the snapshot that
-    lies at exactly one offset in ``ledger`` lies; None when none does."""
-    for start in BLOCK_STARTS:
-        first = rows.top + start
-        if first + BLOCK > history:
-            return None
-        found = _offsets(ledger, b"".join(rows.hash_range(first, first + BLOCK)))
-        if len(found) == 1:
-            return found[0] - first
-    return None
-
-
-def _offsets(ledger: bytes, block: bytes) -> list[int]:
-    """The row offsets at which ``block`` (packed row hashes) lies in
-    ``ledger``; two at most (more would not tell anything more)."""
-    found: list[int] = []
-    start = 0
-    while len(found) < 2:
-        at = ledger.find(block, start)
-        if at < 0:
-            break
-        start = at + 1
-        if at % HASH_SIZE == 0:
-            found.append(at // HASH_SIZE)
-    return found
 
 
 class Ledgers:
