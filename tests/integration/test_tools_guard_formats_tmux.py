@@ -84,3 +84,23 @@ async def test_display_message_reads_jobs_in_variables_as_text(
     job = f"#(touch {evil})"
     assert out == {"result": f"{job}|{job}|a,b|#|50%"}
     assert not evil.exists()
+
+
+@pytest.mark.parametrize("tool", ["set_option", "show_option"])
+async def test_an_option_name_holding_a_job_never_runs(
+    client: Client,  # type: ignore[type-arg]
+    tmux: RawTmux,
+    quiet_pane: str,
+    tmp_path: Path,
+    tool: str,
+) -> None:
+    """tmux expands set-option's name argument as a format: a user option named
+    '@x#(...)' ran the job in the server (a review of issue 16's work)."""
+    marker = tmp_path / "ran"
+    name = "@x#(touch${IFS}" + str(marker) + ")"
+    extra = {"value": "1"} if tool == "set_option" else {}
+    before = tmux("show-options", "-g")
+    error = await call_error(client, tool, option=name, global_=True, **extra)
+    assert "is not a tmux option name" in error and "letters, digits" in error
+    assert not marker.exists()
+    assert tmux("show-options", "-g") == before

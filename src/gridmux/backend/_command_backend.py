@@ -224,8 +224,9 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         target: str | None = None,
         global_: bool = False,
     ) -> None:
-        check_name("option name", name)
-        command = ["set-option", *scope_args(scope, target, global_), "--", name, value]
+        # set-option expands its name as a format: '#' stays a literal '#'
+        literal = format_literal(check_name("option name", name))
+        command = ["set-option", *scope_args(scope, target, global_), "--", literal, value]
         where = f" of {target}" if target else (" (global)" if global_ else "")
         self._run(server, [command], f"set {scope} option {name!r}{where}")
 

@@ -37,7 +37,9 @@ from ._params import SessionId, SessionName, SocketName, SocketPath
 from ._scopes import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, Where, where
 from ._targets import resolve_session
 
-_OPTION_NAME = re.compile(r"^(?P<base>@[^\s\[\]]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?$")
+#: A user option's name is letters, digits, '_', '.' and '-': tmux expands the name
+#: argument of set-option as a format, so '#' (a '#(...)' job) never reaches it.
+_OPTION_NAME = re.compile(r"^(?P<base>@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?$")
 
 
 # -- options ---------------------------------------------------------------------------
@@ -49,7 +51,8 @@ def _split_name(option: str) -> str:
     if match is None:
         raise InvalidArgument(
             f"{option!r} is not a tmux option name",
-            hint="Option names look like 'history-limit', 'status-format[1]' or '@my-option'.",
+            hint="Option names look like 'history-limit', 'status-format[1]' or '@my-option' "
+            "(a user option: letters, digits, '_', '.' and '-' after the '@').",
         )
     base = match.group("base")
     if base in HOOK_NAMES:
