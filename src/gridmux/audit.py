@@ -55,6 +55,8 @@ from gridmux.settings import Settings
 
 LOGGER_NAME = "gridmux.audit"
 MAX_STRING = 200
+#: Characters after the logged ones the redaction rules still see (``scrub_text``).
+SCRUB_MARGIN = 1024
 MAX_ITEMS = 100
 MAX_DEPTH = 8
 REDACTED = "[redacted]"
@@ -220,13 +222,21 @@ _MARKS = (
 
 
 def scrub_text(text: str) -> str:
-    """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters."""
+    """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters.
+
+    The rules see only the first ``MAX_STRING + SCRUB_MARGIN`` characters: what is
+    logged, and enough after it to finish a secret that starts there. Some rules
+    take time quadratic in their input, and a tool's argument may be megabytes
+    (4 MiB through load_buffer): the whole of it froze every call for minutes.
+    """
+    rest = max(0, len(text) - (MAX_STRING + SCRUB_MARGIN))
+    text = text[: MAX_STRING + SCRUB_MARGIN]
     lowered = text.lower()
     if any(mark in lowered for mark in _MARKS) and _TRIGGER.search(text) is not None:
         for pattern, replacement in _TEXT_RULES:
             text = pattern.sub(replacement, text)
-    if len(text) > MAX_STRING:
-        text = f"{text[:MAX_STRING]}…[{len(text) - MAX_STRING} more characters]"
+    if len(text) + rest > MAX_STRING:
+        text = f"{text[:MAX_STRING]}…[{len(text) + rest - MAX_STRING} more characters]"
     return text
 
 

@@ -113,3 +113,26 @@ def test_a_log_that_cannot_be_made_private_is_refused(
     with pytest.raises(ValueError, match=r"readable by others \(mode 0644\)"):
         FileSink(str(path))
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_the_rules_see_only_what_is_logged_and_a_margin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some rules are quadratic in their input and a tool argument may be 4 MiB: over
+    the whole of it, one call froze every other (a review measured 6 s at 32 KB)."""
+    seen: list[int] = []
+
+    class Recording:
+        def sub(self, replacement: object, text: str) -> str:
+            seen.append(len(text))
+            return text
+
+    rules = [(Recording(), "")] + list(audit_module._TEXT_RULES)
+    monkeypatch.setattr(audit_module, "_TEXT_RULES", rules)
+    huge = "export DB_PASS=hunter2 " + "pass" + "@" * 4_000_000
+    logged = audit_module.scrub_text(huge)
+    assert seen == [audit_module.MAX_STRING + audit_module.SCRUB_MARGIN]
+    assert "hunter2" not in logged and "DB_PASS=[redacted]" in logged
+    shown, more = logged.split("…[")
+    assert len(shown) == audit_module.MAX_STRING
+    # what was cut is counted from the redacted text: the secret's 7 characters
+    # became '[redacted]' (10)
+    assert more == f"{len(huge) + 3 - audit_module.MAX_STRING} more characters]"
