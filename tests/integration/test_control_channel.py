@@ -197,6 +197,10 @@ def test_a_server_that_cannot_write_captures_is_read_by_process(
             assert counted.snapshot(tmux_server, session) == plain.snapshot(tmux_server, session)
         by_process = 0 if tmux_release >= (3, 6) else 3
         assert spawns(log) - before == by_process, log.read_bytes()
+        before = spawns(log)
+        counted.list_panes(tmux_server)  # what is not a capture still goes over the client
+        counted.send_keys(tmux_server, session, "", literal=True)
+        assert spawns(log) == before, log.read_bytes()
     finally:
         counted.close()
     assert tmux("list-buffers", "-F", "#{buffer_name}") == ""

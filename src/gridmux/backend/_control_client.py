@@ -96,6 +96,8 @@ class ControlClient:
         self._capture_dir: str | None = None
         #: that server could not write there (another user's, another /tmp)
         self._captures_by_process = False
+        #: a list with captures ended abnormally: its buffers may be left
+        self._sweep_pending = False
 
     # -- lifecycle -----------------------------------------------------------
     @property
@@ -208,29 +210,38 @@ class ControlClient:
             for _attempt in range(2):
                 if not self._ready():
                     raise NotCarried("no control client is attached")
+                if self._sweep_pending:  # a list with captures ended abnormally
+                    self._sweep_pending = False
+                    self._forget_buffers(lambda name: name.startswith(self._prefix))
                 sent, saves, files = self._routed(commands)
                 markers = [self._token() for _ in sent[1:]] + [self._token() for _ in saves[:1]]
                 sentinel = self._token()
                 data = request_lines(sent, markers, sentinel, saves)
                 if len(data) > MAX_LINE_BYTES:
                     raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
+                ours = {c[2] for c in saves if c[0] == "delete-buffer"}
                 try:
                     lines = self._exchange(data, sentinel)
                 except TransportTimeout:
                     self._stop()
+                    self._sweep_pending = bool(files)
                     raise
                 try:
                     if lines is not None:
                         answer = self._reply(lines[:-1], markers, files)
                         if answer.status and files:  # stopped before its deletes
-                            self._forget_buffers(saves)
+                            self._forget_buffers(ours.__contains__)
                         return answer
+                    self._sweep_pending = bool(files)  # the next client deletes them
                     reply = self._lost(markers, commands, files)
                 except _NotSaved as exc:
                     # The list only reads (``_routed``): it can run again as a process.
                     self._captures_by_process = True
-                    self._forget_buffers(saves)
+                    self._forget_buffers(ours.__contains__)
                     raise NotCarried(f"the tmux server could not write a capture: {exc}") from None
+                except TransportBroken:
+                    self._sweep_pending = bool(files)
+                    raise
                 finally:
                     for saved in files.values():
                         with contextlib.suppress(OSError):
@@ -254,18 +265,22 @@ class ControlClient:
         """
         if not self.output_accumulates:
             return list(commands), [], {}
-        if self._captures_by_process:
-            raise NotCarried("this tmux keeps what it prints to a control client")
         names = {command[0] for command in commands if command}
         if names & _BULK_BY_PROCESS:
             raise NotCarried("this tmux keeps what it prints to a control client")
         captures = [i for i, c in enumerate(commands) if c and c[0] == "capture-pane"]
         if not any("-p" in commands[i] for i in captures):
             return list(commands), [], {}
+        if self._captures_by_process:
+            raise NotCarried("this tmux server cannot write captures for the client")
         if not names <= _READ_ONLY:
             raise NotCarried("captures in a list that changes something go as a process")
         if self._capture_dir is None:
-            self._capture_dir = tempfile.mkdtemp(prefix="gridmux-captures-")
+            try:
+                self._capture_dir = tempfile.mkdtemp(prefix="gridmux-captures-")
+            except OSError as exc:
+                self._captures_by_process = True
+                raise NotCarried(f"no private folder for captures: {exc}") from None
         sent: list[Command] = []
         saves: list[Command] = []
         paths: dict[int, str] = {}
@@ -317,14 +332,13 @@ class ControlClient:
                 reply = self._reply(lines[:-1], [])
             return reply if signalled or reply.status else None
 
-    def _forget_buffers(self, saves: Sequence[Command]) -> None:
-        """Delete the buffers a list that stopped early left (holding the lock).
+    def _forget_buffers(self, ours: Callable[[str], bool]) -> None:
+        """Delete the buffers of ours a list that stopped early left (holding the lock).
 
         Only names tmux lists: 3.2a's ``delete-buffer -b`` of a missing name
         deleted the newest buffer, which may be the user's.
         """
-        ours = {c[2] for c in saves if c[:2] == ["delete-buffer", "-b"]}
-        if not ours or not self._ready():
+        if not self._ready():
             return
         with contextlib.suppress(TransportError, ProtocolError):
             sentinel = self._token()
@@ -332,7 +346,8 @@ class ControlClient:
             shown = self._exchange(request_lines(listing, [], sentinel), sentinel)
             if shown is None:
                 return
-            names = set(self._parsed(shown[:-1], [], {}).stdout.decode().split()) & ours
+            listed = self._parsed(shown[:-1], [], {}).stdout.decode(errors="replace")
+            names = {name for name in listed.split() if ours(name)}
             if names:
                 deletes = [["delete-buffer", "-b", name] for name in sorted(names)]
                 markers = [self._token() for _ in deletes[1:]]
@@ -393,6 +408,13 @@ class ControlClient:
         for written in files.values():
             if written.at < len(segments) and (error := segments[written.at].error) is not None:
                 raise _NotSaved(b"\n".join(error).decode("utf-8", errors="replace"))
+            if written.at < len(bounds):
+                # A save that failed (a full disk: a short write) is a bare line
+                # after its block; the saves print nothing else.
+                low, high = bounds[written.at]
+                bare = [line for line in lines[low:high] if not line.startswith(b"%")]
+                if bare:
+                    raise _NotSaved(bare[0].decode("utf-8", errors="replace"))
         output: list[bytes] = []
         for index, segment in enumerate(segments):
             output += segment.output
