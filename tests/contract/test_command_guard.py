@@ -15,6 +15,7 @@ from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools._command_line import HOLD_LIMIT, typed_line
 from gridmux.tools._shells import CLAIM_OPTION
 from tests.contract.conftest import Eventually, Side
+from tests.contract.pane_views import wait_for_prompt
 from tests.contract.test_commands import new_pane, run
 from tests.mcp_calls import call_error
 
@@ -159,3 +160,28 @@ async def test_a_shell_held_by_a_gridmux_that_died_is_let_go(
         return not held and rows[-2:] == ["ran", "$"]
 
     await eventually(let_go, timeout=HOLD_LIMIT + 5.0, what="the shell back at its prompt")
+
+
+async def test_a_window_with_synchronize_panes_is_refused(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+) -> None:
+    """tmux types what one pane is sent into every pane of a synchronized window:
+    the line would reach whatever runs there (an editor, a password prompt)."""
+    pane = new_pane(backend, ref)
+    window = next(p.window_id for p in backend.list_panes(ref) if p.pane_id == pane)
+    sibling = backend.split_window(ref, pane).pane_id
+    wait_for_prompt(backend, ref, sibling)
+    for own in (False, True):  # the global value, then the window's own over it
+        if own:
+            backend.set_option(ref, "synchronize-panes", "off", scope="window", global_=True)
+            backend.set_option(ref, "synchronize-panes", "on", scope="window", target=window)
+        else:
+            backend.set_option(ref, "synchronize-panes", "on", scope="window", global_=True)
+        before = screen(backend, ref, sibling)
+        error = await refused_untouched(client, backend, ref, pane)
+        assert "synchronize-panes on" in error and "set_option" in error
+        assert screen(backend, ref, sibling) == before
+    backend.set_option(ref, "synchronize-panes", "off", scope="window", target=window)
+    assert (await run(client, pane, "echo fine"))["output"] == ["fine"]

@@ -219,8 +219,9 @@ def check_at_prompt(
                 f"{where} is running {program or 'a program'!r} in the foreground, not a "
                 "shell at its prompt: typed text would go to that program; nothing was typed",
                 hint="Wait for it to finish (wait_for_text), stop it with send_keys C-c, or "
-                "use another pane. If it is a POSIX shell you reached through it (ssh, "
-                "sudo -s, a nested shell), pass nested_shell=true.",
+                "use another pane. If it is a POSIX shell started in this one (bash inside "
+                "bash), pass nested_shell=true; for a shell through ssh or sudo, where "
+                "tmux is out of reach, use send_keys and wait_for_text instead.",
             )
         if foreground is not None and pane.pid is not None and foreground != pane.pid:
             raise InvalidArgument(
@@ -251,3 +252,19 @@ def check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
             f"{where} shows a full-screen program ({pane.current_command}), not a shell prompt",
             hint="Quit that program first, or drive it with send_keys.",
         )
+    if _synchronized(ctx, server, pane.window_id):
+        raise InvalidArgument(
+            f"{where} is in window {pane.window_id} with synchronize-panes on: tmux would "
+            "type the command line into every pane of the window; nothing was typed",
+            hint="Turn it off with set_option synchronize-panes off for that window, "
+            "or run the command in a pane of another window.",
+        )
+
+
+def _synchronized(ctx: ToolContext, server: ServerRef, window_id: str) -> bool:
+    """The window's synchronize-panes, its own value or else the global one."""
+    own = ctx.backend.show_options(server, scope="window", target=window_id)
+    if "synchronize-panes" in own:
+        return own["synchronize-panes"] == "on"
+    inherited = ctx.backend.show_options(server, scope="window", global_=True)
+    return inherited.get("synchronize-panes") == "on"

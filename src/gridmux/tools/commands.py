@@ -185,10 +185,11 @@ async def run_command(
     nested_shell: Annotated[
         bool,
         Field(
-            description="The pane's foreground program is a POSIX shell other than the "
-            "pane's own (ssh to a host, sudo -s, a shell started in the shell): type "
-            "into it anyway. Off, run_command refuses any foreground program but the "
-            "pane's own shell."
+            description="The pane's foreground program is a POSIX shell started in the "
+            "pane's own (bash inside bash): type into it anyway. It must see $TMUX and "
+            "reach this tmux server, so not a shell on another host (ssh) or behind "
+            "sudo. Off, run_command refuses any foreground program but the pane's own "
+            "shell."
         ),
     ] = False,
     socket_name: SocketName = None,
@@ -209,9 +210,10 @@ async def run_command(
     send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
     dash, ksh) at its prompt: a pane running another program (cat, vim,
     python, sudo's password prompt), in copy mode, on the alternate screen,
-    at a continuation prompt, or running another run_command is refused and
-    nothing is typed (nested_shell=true for a shell reached through ssh or
-    started in the pane's shell). max_lines keeps the newest lines. For
+    at a continuation prompt, in a window with synchronize-panes on, or
+    running another run_command is refused and nothing is typed
+    (nested_shell=true for a shell started in the pane's shell; not one
+    through ssh or sudo). max_lines keeps the newest lines. For
     long-running programs you only watch, use capture_since or wait_for_text
     instead.
     """
