@@ -87,6 +87,17 @@ def check_line(line: bytes) -> bytes | None:
     return None
 
 
+def _write_all(out: BinaryIO, data: bytes) -> None:
+    """All of ``data``: an unbuffered write may take only part of it."""
+    view = memoryview(data)
+    while view:
+        written = out.write(view)
+        if written is None:  # a non-blocking descriptor that is full: wait for room
+            select.select([], [out], [])
+            continue
+        view = view[written:]
+
+
 class _Gate:
     def __init__(self, real_in: int, real_out: int, to_server: int, from_server: int) -> None:
         self._lock = threading.Lock()
@@ -102,7 +113,7 @@ class _Gate:
 
     def _write_out(self, data: bytes) -> None:
         with self._lock, suppress(OSError):  # OSError: the client is gone
-            self._out.write(data)
+            _write_all(self._out, data)
 
     def _guard(self) -> None:
         try:
@@ -112,7 +123,7 @@ class _Gate:
                     self._write_out(answer)
                     continue
                 try:
-                    self._to_server.write(line)
+                    _write_all(self._to_server, line)
                 except OSError:
                     return  # the server has stopped reading
         finally:

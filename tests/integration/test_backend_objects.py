@@ -18,7 +18,7 @@ from gridmux.backend import (
 )
 from gridmux.backend._command_backend import TmuxCommandBackend
 
-from .conftest import WaitUntil, WriteToPane
+from .conftest import RawTmux, WaitUntil, WriteToPane
 
 pytestmark = pytest.mark.tmux
 
@@ -337,3 +337,16 @@ def test_kill_pane(backend: TmuxCommandBackend, tmux_server: ServerRef, pane: st
     assert [p.pane_id for p in backend.list_panes(tmux_server)] == [pane]
     with pytest.raises(NotFound, match=f"kill pane {other.pane_id}"):
         backend.kill_pane(tmux_server, other.pane_id)
+
+
+def test_deleting_a_buffer_that_is_not_there_leaves_the_users_alone(
+    backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux
+) -> None:
+    """tmux 3.2a deletes the newest buffer for a name it does not hold."""
+    backend.new_session(tmux_server, command=SLEEP)
+    tmux("set-buffer", "-b", "users", "the user's own")
+    with pytest.raises(NotFound, match="no such buffer"):
+        backend.delete_buffer(tmux_server, "gridmux_gone")
+    assert tmux("list-buffers", "-F", "#{buffer_name}").split() == ["users"]
+    backend.delete_buffer(tmux_server, "users")
+    assert tmux("list-buffers", "-F", "#{buffer_name}") == ""

@@ -290,7 +290,11 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
             raise PaneDead(f"cannot {what}: the pane's program has exited")
 
     def delete_buffer(self, server: ServerRef, name: str) -> None:
+        # tmux 3.2a takes a name it does not hold as the newest buffer, which may be
+        # the user's: only a name tmux lists is deleted.
         command = ["delete-buffer", "-b", check_name("buffer name", name)]
+        if name not in {buffer.name for buffer in self.list_buffers(server)}:
+            raise NotFound(f"cannot delete buffer {name!r}: there is no such buffer")
         self._run(server, [command], f"delete buffer {name!r}")
 
     def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:

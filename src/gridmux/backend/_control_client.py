@@ -492,8 +492,11 @@ class ControlClient:
 
 
 def _release(version: str) -> tuple[int, int]:
-    """``(3, 3)`` for ``3.3a``, ``next-3.8`` or ``openbsd-7.4``-less strings; a build
-    without a release number (``master``) counts as new."""
+    """``(3, 3)`` for ``3.3a`` or ``next-3.8``; a build without a release number
+    (``master``) counts as new, OpenBSD's base tmux (``openbsd-7.4``, numbered by
+    OpenBSD's release) as old: the capture route works on any release."""
+    if version.startswith("openbsd-"):  # OpenBSD's own release number, not tmux's
+        return (0, 0)
     found = re.search(r"(\d+)\.(\d+)", version)
     return (int(found[1]), int(found[2])) if found else (99, 0)
 

@@ -6,6 +6,7 @@ See ``commands`` for how run_command goes, step by step or as one list.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -229,12 +230,18 @@ def check_at_prompt(
                 "foreground, not the pane's shell; nothing was typed",
                 hint="Pass nested_shell=true to run the command in it, or exit it first.",
             )
-    if row[: pane.cursor_x].ljust(pane.cursor_x) == "> ":
+    typed = row[: pane.cursor_x].ljust(pane.cursor_x)
+    if _CONTINUATION.match(typed):
         raise InvalidArgument(
-            f"{where} shows a continuation prompt ('> '): the shell waits for the rest of "
-            "an unfinished line (an open quote); nothing was typed",
+            f"{where} shows a continuation prompt ({typed.strip()!r}): the shell waits for "
+            "the rest of an unfinished line (an open quote); nothing was typed",
             hint="Cancel that line with send_keys C-c, then call run_command again.",
         )
+
+
+#: A continuation prompt: PS2's '> ' (sh, bash, dash, ksh), or zsh's '%_> ' (the
+#: open constructs: 'dquote> ', 'quote> ', 'heredoc> ', 'cmdsubst dquote> ' ...).
+_CONTINUATION = re.compile(r"^(?:[a-z]+ )*[a-z]*> $")
 
 
 def check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
