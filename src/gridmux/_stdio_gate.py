@@ -91,7 +91,7 @@ def _write_all(out: BinaryIO, data: bytes) -> None:
     """All of ``data``: an unbuffered write may take only part of it."""
     view = memoryview(data)
     while view:
-        written = out.write(view)
+        written: int | None = out.write(view)  # None: see io.RawIOBase.write
         if written is None:  # a non-blocking descriptor that is full: wait for room
             select.select([], [out], [])
             continue
