@@ -11,6 +11,7 @@ from fastmcp import Client
 from gridmux.backend import ServerRef, TmuxBackend
 from tests.contract.conftest import Eventually
 from tests.contract.pane_views import session
+from tests.contract.test_pane_lifecycle import client_for
 from tests.mcp_calls import call, call_error
 
 
@@ -110,3 +111,28 @@ async def test_respawn_pane_with_a_program_that_exits_keeps_the_pane_and_session
     assert [s.session_name for s in backend.list_sessions(ref)] == ["main"]
     again = await call(client, "respawn_pane", pane_id=pane, kill=False)
     assert again["pane_id"] == pane
+
+
+@pytest.mark.parametrize(
+    ("option", "where"),
+    [
+        ("exit-unattached", {}),
+        ("exit-empty", {}),
+        ("destroy-unattached", {"global_": True}),
+        ("destroy-unattached", {"target": "own session"}),
+    ],
+)
+async def test_an_option_that_would_end_the_callers_session_is_refused(
+    ref: ServerRef, backend: TmuxBackend, option: str, where: dict[str, Any]
+) -> None:
+    """At the destructive tier too: it would end the pane this MCP server runs in once
+    its last client leaves, as kill_session and kill_server would now."""
+    caller = session(backend, ref)
+    own = next(p.session_id for p in backend.list_panes(ref) if p.pane_id == caller)
+    where = {k: own if v == "own session" else v for k, v in where.items()}
+    before = options(backend, ref)
+    async with client_for(backend, ref, caller_pane=caller) as guarded:
+        error = await call_error(guarded, "set_option", option=option, value="on", **where)
+    assert f"refusing to set {option} on" in error and "this MCP server itself runs" in error
+    assert options(backend, ref) == before
+    assert backend.show_options(ref, scope="session", target=own).get(option) is None

@@ -39,6 +39,8 @@ from ._targets import resolve_session
 
 #: A user option's name is letters, digits, '_', '.' and '-': tmux expands the name
 #: argument of set-option as a format, so '#' (a '#(...)' job) never reaches it.
+#: Options that end sessions or the server by themselves when set (not ``off``).
+_ENDING = frozenset({"exit-empty", "exit-unattached", "destroy-unattached"})
 _OPTION_NAME = re.compile(r"^(?P<base>@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?$")
 
 
@@ -250,6 +252,16 @@ async def set_option(
             )
         # tmux has no global pane table: pane options inherit the global window ones.
         table: Scope = "window" if scope_ == "pane" and place.target is None else scope_
+        if base in _ENDING and value not in ("off", "0"):
+            # It ends sessions or the server later, when their last client leaves:
+            # never the one this MCP server runs in (as kill_session, kill_server).
+            panes = ctx.backend.list_panes(server)
+            ended = [
+                p.pane_id
+                for p in panes
+                if table == "server" or global_ or p.session_id == place.target
+            ]
+            ctx.protect_caller(server, ended, f"set {base} {value}")
         try:
             ctx.backend.set_option(
                 server,
