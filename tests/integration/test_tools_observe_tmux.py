@@ -136,8 +136,9 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
 ) -> None:
     """Reads, typing, the wait and the reads after it: one command list, one
     process (wrapped output included); claiming the pane, checking it (its
-    record and screen, its foreground process) and giving the claim back
-    are four more; a timeout adds the one that ends the wait."""
+    record and screen, its foreground process, its window's and the global
+    synchronize-panes) and giving the claim back are six more; a timeout adds
+    the one that ends the wait."""
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     plain = TmuxCommandBackend(wrapper, control_mode=False)
     settings = Settings(socket_path=tmux_server.socket_path)
@@ -148,14 +149,14 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
             wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
             before = spawns(log)
             out = await call(client, "run_command", command=command, pane_id=pane)
-            assert spawns(log) - before == 5, (command, log.read_bytes()[-400:])
+            assert spawns(log) - before == 7, (command, log.read_bytes()[-400:])
             assert out["timed_out"] is False
         assert out["output"] == [str(i) for i in range(1, 301)]
         wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
         before = spawns(log)
         slow = await call(client, "run_command", command="sleep 1", pane_id=pane, timeout=0.2)
         assert slow["timed_out"] is True
-        assert spawns(log) - before == 6
+        assert spawns(log) - before == 8
 
 
 async def test_run_command_bad_input_types_nothing(
