@@ -95,8 +95,15 @@ PY_ENVS = [f"py{v.replace('.', '')}" for v in PYTHONS]
 
 @nox.session(python=PYTHON)
 def python(session: nox.Session) -> None:
-    """The whole Python matrix: ``tox p`` (lint, types, unit and property on 3.10-3.13)."""
-    tox(session, "lint", "types", *(f"{py}-{s}" for s in ("unit", "property") for py in PY_ENVS))
+    """The whole Python matrix: ``tox p`` (lint, types, unit and property on 3.10-3.13,
+    and the simulator fuzz suite once)."""
+    tox(
+        session,
+        "lint",
+        "types",
+        *(f"{py}-{s}" for s in ("unit", "property") for py in PY_ENVS),
+        "fuzz",
+    )
 
 
 @nox.session(python=PYTHON)
