@@ -32,6 +32,8 @@ DEAD_FORMAT = (
     "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
     "|#{?#{!=:#{pane_dead_time},},1,0}|#{pane_pid}"
 )
+#: What ``RealSide.raw_list`` prints between two commands' outputs.
+_SEPARATOR = "==gridmux-differential-next=="
 _DEAD_MESSAGE = re.compile(r"(Pane is dead \((?:status|signal) \d+, )(.*)$")
 
 
@@ -175,6 +177,20 @@ class RealSide:
         assert done.returncode == 0, f"{args}: {done.stderr}"
         return done.stdout
 
+    def raw_list(self, *commands: tuple[str, ...]) -> list[str]:
+        """Several tmux commands as one command list in one process (a step's
+        observation costs one process, not one per read); each one's stdout.
+        Between two commands a ``display-message`` prints a separator line no
+        script writes (``differential_script.TEXT`` has no ``=``)."""
+        argv: list[str] = []
+        for i, command in enumerate(commands):
+            if i:
+                argv += [";", "display-message", "-p", _SEPARATOR, ";"]
+            argv += command
+        parts = self.raw(*argv).split(_SEPARATOR + "\n")
+        assert len(parts) == len(commands), f"{commands}: {parts}"
+        return parts
+
     def apply(self, op: Op) -> None:
         backend, server = self.backend, self.server
         if isinstance(op, Write):
@@ -258,14 +274,18 @@ class RealSide:
     def observe(self) -> Observed:
         snap = self.backend.snapshot(self.server, self.pane_id, start="-")
         joined = self.backend.snapshot(self.server, self.pane_id, start="-", join_wrapped=True)
-        raw_dead = self.raw("display-message", "-p", "-t", self.pane_id, DEAD_FORMAT)
-        dead, self.last_pid = dead_summary(raw_dead.rstrip("\n"), self.last_pid)
-        captures = tuple(
-            self.raw("capture-pane", "-p", *flags, "-S", "-", "-t", self.pane_id)
-            if "-T" not in flags or self.version.capture_has_trim_flag
-            else ""
+        wanted = [
+            flags
             for flags in CAPTURE_FLAGS
+            if "-T" not in flags or self.version.capture_has_trim_flag
+        ]
+        raw_dead, *read = self.raw_list(
+            ("display-message", "-p", "-t", self.pane_id, DEAD_FORMAT),
+            *(("capture-pane", "-p", *flags, "-S", "-", "-t", self.pane_id) for flags in wanted),
         )
+        dead, self.last_pid = dead_summary(raw_dead.rstrip("\n"), self.last_pid)
+        by_flags = dict(zip(wanted, read, strict=True))
+        captures = tuple(by_flags.get(flags, "") for flags in CAPTURE_FLAGS)
         mask = self.dead_time is None and not self.version.has_dead_signal_and_time
         return Observed.of(snap, joined, dead, (captures[0], captures[1], captures[2]), mask)
 
