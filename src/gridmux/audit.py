@@ -117,6 +117,13 @@ _TEXT_RULES: tuple[tuple[re.Pattern[str], _Replacement], ...] = (
     ),
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@"), rf"\1{REDACTED}@"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
+    # an Authorization header of any scheme (token, Digest ...) or none
+    (
+        re.compile(r"(?i)\b((?:proxy-)?authorization\s*[:=]\s*(?:[A-Za-z][\w-]*\s+)?)" + _VALUE),
+        rf"\1{REDACTED}",
+    ),
+    # openssl's pass phrase argument: -passin pass:X, -passout pass:X, -k pass:X
+    (re.compile(r"(?i)(?<![\w-])(pass:)(?=\S)" + _VALUE), rf"\1{REDACTED}"),
     (re.compile(rf"(?i)(--?{_NAME})(\s+|=){_VALUE}"), rf"\1\2{REDACTED}"),
     (re.compile(rf"(?i)\b({_NAME})([\"']?\s*[=:]\s*){_VALUE}"), rf"\1\2{REDACTED}"),
     # NAME=x, --name x, for any name secret_name() flags (DB_PASS, --pass, PGPIN ...)

@@ -39,6 +39,11 @@ SECRET = "Sup3rS3cr3t"
         f"podman login --username me -p{SECRET} r",
         f"tmux set-option -g @api_token {SECRET}",
         f"openssl enc -pass pass:{SECRET}",
+        f"openssl rsa -passin pass:{SECRET} -in k.pem",
+        f"openssl req -passout pass:{SECRET}",
+        f"curl -H 'Authorization: token {SECRET}' https://example.invalid",
+        f'curl -H "Authorization: {SECRET}" https://example.invalid',
+        f"curl -H 'Proxy-Authorization: Digest {SECRET}' x",
         f"TOKENghp_{SECRET}{'a' * 30}",
         f"x=npm_{SECRET}{'b' * 30}",
         f"pypi-{SECRET}{'c' * 50}",
@@ -62,6 +67,8 @@ def test_common_secret_forms_are_scrubbed(text: str) -> None:
         "cd $PWD && make",
         "mysql -u root -p",
         "git log --oneline -5",
+        "echo test pass: 5 fail: 0",
+        "grep -rn Authorization src",
     ],
 )
 def test_ordinary_commands_are_kept(text: str) -> None:
