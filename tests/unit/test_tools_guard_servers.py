@@ -14,7 +14,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.errors import InvalidArgument
-from gridmux.tools._context import check_socket_file, same_socket
+from gridmux.tools._context import check_socket_file, same_socket, socket_directory
 from tests.mcp_calls import call, call_error
 from tmuxsim import SimBackend
 
@@ -103,6 +103,21 @@ async def test_a_named_socket_confines_every_call(
         assert "confined to tmux server socket_name 'agent'" in error
         assert "--allow-other-servers on" in error
     assert await call(confined, "list_sessions", socket_name="agent") == {"result": []}
+
+
+async def test_list_servers_under_confinement_refuses_another_servers_path(
+    confined: Client,  # type: ignore[type-arg]
+    tmp_path: Path,
+) -> None:
+    """Extra socket paths are not dropped without a word: another server's is refused."""
+    other = str(tmp_path / "other.sock")
+    error = await call_error(confined, "list_servers", extra_socket_paths=[other])
+    assert "confined to tmux server socket_name 'agent'" in error
+    assert "--allow-other-servers on" in error
+    own = str(socket_directory() / "agent")
+    assert await call(confined, "list_servers", extra_socket_paths=[own]) == await call(
+        confined, "list_servers"
+    )
 
 
 async def test_allow_other_servers_lifts_the_confinement() -> None:

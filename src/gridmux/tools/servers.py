@@ -89,12 +89,15 @@ async def list_servers(
     Use when you do not know which server (socket) holds the sessions you
     need. Scans tmux's socket directory, then the extra paths given.
     Address a server found here by passing its socket_path (or its
-    socket_name) to the other tools.
+    socket_name) to the other tools. A gridmux confined to one server
+    lists only that one and refuses extra paths naming another.
     """
     extras = list(extra_socket_paths or [])
 
     def discover() -> list[ServerInfo]:
         if ctx.confined:  # the one server this gridmux may use
+            for path in extras:  # another server is refused, as in every other tool
+                ctx.server(socket_path=path)
             name = ctx.settings.socket_name
             path = ctx.settings.socket_path or str(socket_directory() / (name or "default"))
             info = probe(ctx, path, None if ctx.settings.socket_path else name)
