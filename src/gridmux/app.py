@@ -16,7 +16,7 @@ from gridmux.http_auth import bearer_token
 from gridmux.instructions import build_instructions
 from gridmux.safety import enforce
 from gridmux.settings import Settings
-from gridmux.tools import AnswerShaper, ToolContext, register_all
+from gridmux.tools import AnswerShaper, SurrogateGate, ToolContext, register_all
 from gridmux.transport import serve
 
 BACKEND_GROUP = "gridmux.backends"
@@ -39,6 +39,7 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
     tier = settings.safety
     mcp.add_middleware(AnswerShaper(mcp))  # outermost: the audit log sees raw exceptions
     mcp.add_middleware(audit_middleware(settings))
+    mcp.add_middleware(SurrogateGate())  # refused calls are audited too
     enforce(mcp, tier, settings.selected_tools())
     register_all(mcp, settings)
     resources.register(mcp)

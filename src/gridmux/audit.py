@@ -228,8 +228,14 @@ _MARKS = (
 )
 
 
+#: A UTF-16 surrogate in a ``str``: not text UTF-8 can carry (a refused call's
+#: argument may hold one); logged as U+FFFD.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def scrub_text(text: str) -> str:
-    """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters.
+    """``text`` with secret-looking parts replaced, cut to :data:`MAX_STRING` characters,
+    lone surrogates shown as U+FFFD.
 
     The rules see only the first ``MAX_STRING + SCRUB_MARGIN`` characters: what is
     logged, and enough after it to finish a secret that starts there. Some rules
@@ -237,7 +243,7 @@ def scrub_text(text: str) -> str:
     (4 MiB through load_buffer): the whole of it froze every call for minutes.
     """
     rest = max(0, len(text) - (MAX_STRING + SCRUB_MARGIN))
-    text = text[: MAX_STRING + SCRUB_MARGIN]
+    text = _LONE_SURROGATE.sub("\ufffd", text[: MAX_STRING + SCRUB_MARGIN])
     lowered = text.lower()
     if any(mark in lowered for mark in _MARKS) and _TRIGGER.search(text) is not None:
         for pattern, replacement in _TEXT_RULES:

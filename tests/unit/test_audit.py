@@ -315,6 +315,30 @@ async def test_audit_log_file_gets_json_lines_and_the_logger_nothing(
     assert audit == []
 
 
+async def test_a_call_refused_for_a_lone_surrogate_is_audited(
+    tmp_path: Path, audit: list[dict[str, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The refusal is recorded like any failed call, in the file and in the logger,
+    the surrogate logged as U+FFFD (UTF-8 cannot carry it)."""
+    path = tmp_path / "audit.jsonl"
+    for configured in (
+        Settings(backend="sim", safety="mutating", audit_log=str(path)),
+        Settings(backend="sim", safety="mutating"),
+    ):
+        async with Client(create_server(SimBackend(version="3.3a"), configured)) as client:
+            result = await client.call_tool(
+                "list_panes", {"session_name": "dev\ud800x"}, raise_on_error=False
+            )
+        assert result.is_error
+    (record,) = [json.loads(line) for line in path.read_text().splitlines()]
+    (logged,) = audit
+    for seen in (record, logged):
+        assert seen["tool"] == "list_panes" and seen["outcome"] == "error"
+        assert seen["error_type"] == "TaughtError"
+        assert seen["arguments"] == {"session_name": "dev\ufffdx"}
+    assert "Logging error" not in caplog.text
+
+
 async def test_a_failing_audit_file_warns_and_the_call_still_succeeds(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -35,7 +35,7 @@ from . import (
     window_arrange,
     windows,
 )
-from ._answers import AnswerShaper
+from ._answers import AnswerShaper, SurrogateGate
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
 from ._params import SHARED_PARAMETERS
@@ -98,6 +98,7 @@ __all__ = [
     "AnswerShaper",
     "PaneInfo",
     "SessionInfo",
+    "SurrogateGate",
     "ToolContext",
     "WindowInfo",
     "check_id",

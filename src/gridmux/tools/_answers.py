@@ -226,6 +226,21 @@ def schema_error(
     )
 
 
+class SurrogateGate(Middleware):
+    """Refuse a call whose string argument holds a lone surrogate, inside the audit
+    log (which records it, the surrogate shown as U+FFFD), before any tool runs."""
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mt.CallToolRequestParams],
+        call_next: CallNext[mt.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        surrogate = lone_surrogate(context.message.arguments or {})
+        if surrogate is not None:
+            raise surrogate
+        return await call_next(context)
+
+
 class AnswerShaper(Middleware):
     """Give every ``tools/call`` answer its compact text and every error its teaching."""
 
@@ -246,14 +261,6 @@ class AnswerShaper(Middleware):
     ) -> ToolResult:
         name = context.message.name
         arguments = context.message.arguments or {}
-        surrogate = lone_surrogate(arguments)
-        if surrogate is not None:
-            return error_result(
-                surrogate.message,
-                kind=surrogate.kind,
-                hint=surrogate.hint,
-                parameter=surrogate.parameter,
-            )
         try:
             result = await call_next(context)
         except TaughtError as exc:
@@ -287,6 +294,7 @@ __all__ = [
     "ECHO_LIMIT",
     "ERROR_META_KEY",
     "AnswerShaper",
+    "SurrogateGate",
     "cap",
     "compact_text",
     "error_result",
