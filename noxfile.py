@@ -43,6 +43,11 @@ PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 #: the oldest and the newest, which bound the range. ``GRIDMUX_CONTROL_OFF="3.4 3.6b"``
 #: (or ``all``) names others.
 CONTROL_OFF_VERSIONS = os.environ.get("GRIDMUX_CONTROL_OFF", "3.2a 3.8").split()
+#: Releases whose integration cells run the MCP Inspector CLI test (a foreign client
+#: over stdio: it tests gridmux's MCP layer, which no release changes), the two that
+#: bound the range; ``GRIDMUX_INSPECTOR_TMUX="3.5a"`` (or ``all``) names others.
+INSPECTOR_VERSIONS = os.environ.get("GRIDMUX_INSPECTOR_TMUX", "3.2a 3.8").split()
+INSPECTOR_TEST = "tests/integration/test_inspector_cli.py"
 #: ``GRIDMUX_TMUX_LANE="3.2a 3.4"``: only these releases' tmux cells exist in this nox
 #: run, so ``./run tests`` can run the tmux matrix as two lanes side by side.
 LANE = os.environ.get("GRIDMUX_TMUX_LANE", "").split()
@@ -166,10 +171,15 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     suite (``tests/contract``) runs its real-tmux side here, and the fault
     suite (``tests/faults``: gridmux, its control clients and tmux killed mid-call).
     The differential test (``test_differential.py``) is left to the ``fidelity``
-    session of the same release, which runs it with eight times the scripts.
+    session of the same release, which runs it with eight times the scripts; the
+    MCP Inspector test runs on the releases in ``INSPECTOR_VERSIONS``.
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
-    install_inspector(session)
+    skipped = [DIFFERENTIAL]
+    if {tmux, "all"} & set(INSPECTOR_VERSIONS):
+        install_inspector(session)
+    else:
+        skipped.append(INSPECTOR_TEST)
     session.run(
         str(HERE / "python"),
         "-m",
@@ -180,7 +190,7 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
         "tests/contract",
         "tests/faults",
         "tests/fuzz",
-        f"--ignore={DIFFERENTIAL}",
+        *(f"--ignore={path}" for path in skipped),
         "-m",
         "not sim",
         "-q",
