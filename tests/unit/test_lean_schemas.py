@@ -75,9 +75,11 @@ def test_an_object_with_every_property_required_stays_as_strict_and_closes() -> 
 
 
 async def test_every_result_conforms_to_its_lean_output_schema(backend: SimBackend) -> None:
-    """Real results still validate against the listed schemas (as the SDK's client checks)."""
+    """Real results still validate against the listed schemas (as the SDK's client
+    checks), on a server that lists them (``--output-schemas on``)."""
     backend.new_session(ServerRef(), name="work", width=40, height=5)
-    server = create_server(backend, Settings(backend="sim", safety="destructive"))
+    settings = Settings(backend="sim", safety="destructive", output_schemas=True)
+    server = create_server(backend, settings)
     async with Client(server) as client:
         schemas = {t.name: t.output_schema for t in await client.list_tools()}
         listed = ("list_panes", "get_pane_info", "list_windows", "list_sessions", "snapshot_pane")
