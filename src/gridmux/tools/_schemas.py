@@ -6,8 +6,13 @@ equivalent shorter form: ``anyOf`` of plain types becomes one ``type`` list
 (``{"type": ["string", "null"], "pattern": ...}`` -- a pattern constrains
 strings only, so it means what the ``anyOf`` meant; a choice or null becomes
 one ``enum`` holding null), and keywords that say
-nothing (``additionalProperties: true``, ``title``) go. Validation does not
-read these schemas: pydantic checks the function's own signature.
+nothing (``additionalProperties: true``, ``title``) go. An input parameter
+whose default is null is listed without the null (leaving it out is the same
+call), and the target parameters every tool shares without their pattern
+(:func:`lean_input`). Validation does not read these schemas: pydantic checks
+the function's own signature, and the target parameters' checks say what a
+valid value looks like. :class:`UnlistedResults` leaves the output schemas
+out of the listing (``--output-schemas off``, the default).
 """
 
 from __future__ import annotations
@@ -54,11 +59,13 @@ def _merged(branches: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def lean_input(schema: dict[str, Any], shared: Collection[str] = ()) -> dict[str, Any]:
-    """An input schema, lean; an optional parameter's ``"default": null`` goes too.
+    """An input schema, lean; an optional parameter's ``"default": null`` goes too,
+    and so does the null in its type or choices.
 
     An argument left out is null: that is what leaving it out of ``required``
-    already says. Other defaults (``true``, ``500``) stay: they say something.
-    The ``shared`` parameters (the target parameters every tool takes, which
+    already says. Other defaults (``true``, ``500``) stay: they say something,
+    and where one is not null, null stays a value of its own (``max_lines``:
+    null for no limit). The ``shared`` parameters (the target parameters every tool takes, which
     the server instructions describe once) are listed as their plain type: no
     ``null`` (leave the argument out instead) and no ``pattern`` -- the
     server checks each value itself and says what a valid one looks like.
