@@ -176,6 +176,9 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
         log("start-up")
         result.startup = await measure_startup(specs, env, plan.startup_reps)
         result.tool_list = {spec.key: await tool_list_bytes(spec, env) for spec in specs}
+        result.tool_list_all = {
+            spec.key: await tool_list_bytes(workflow.destructive(spec), env) for spec in specs
+        }
     fixture = Fixture.create(env, layout, [spec.key for spec in specs])
     if phases & {"latency", "exactness"}:
         async with connected(specs, env, counting=False, log="latency") as running:

@@ -3,8 +3,11 @@
 ``python -m gridmux.docgen`` rewrites the file; ``--check`` only compares
 and exits 1 when it is out of date (a unit test does the same). Everything
 comes from what an MCP client sees in ``tools/list`` on a server exposing
-every tier: names, titles, tiers, annotations, parameter schemas and result
-schemas. Nothing here talks to tmux.
+every tier with its output schemas listed (``--output-schemas on``): names,
+titles, tiers, annotations (every hint spelt out, the left-out ones at their
+MCP defaults), parameter schemas and result schemas; each tool's text is its
+whole docstring, of which a client lists the first paragraph. Nothing here
+talks to tmux.
 """
 
 from __future__ import annotations
@@ -21,17 +24,17 @@ from fastmcp import Client
 from mcp_types import Tool
 
 from gridmux.app import create_server, load_backend
-from gridmux.safety import Tier, listed_tier
+from gridmux.safety import Tier, effective_hints, listed_tier
 from gridmux.settings import Settings
-from gridmux.tools import SHARED_PARAMETERS
+from gridmux.tools import SHARED_PARAMETERS, tool_docs
 
 DEFAULT_PATH = Path("docs/tools.md")
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 async def list_tools() -> list[Tool]:
-    """Every tool, as a client of a destructive-tier server lists it."""
-    settings = Settings(safety="destructive")
+    """Every tool, as a client of a destructive-tier server listing output schemas sees it."""
+    settings = Settings(safety="destructive", output_schemas=True)
     async with Client(create_server(load_backend(settings), settings)) as client:
         tools: list[Tool] = await client.list_tools()
     return tools
@@ -152,12 +155,13 @@ def fields_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
 
 
 def hints(tool: Tool) -> str:
-    wire = tool.annotations.model_dump(by_alias=True) if tool.annotations else {}
-    return ", ".join(f"{hint}={json.dumps(wire.get(hint))}" for hint in _HINTS)
+    meant = effective_hints(tool.annotations)
+    return ", ".join(f"{hint}={json.dumps(meant[hint])}" for hint in _HINTS)
 
 
 def render(tools: Sequence[Tool]) -> str:
     by_tier = {tier: [t for t in tools if listed_tier(t) is tier] for tier in Tier}
+    docs = tool_docs()
     counts = ", ".join(f"{len(group)} {tier.tag}" for tier, group in by_tier.items())
     lines = [
         "# Tool reference",
@@ -171,13 +175,22 @@ def render(tools: Sequence[Tool]) -> str:
         "`list_servers` and the batch tools takes `socket_name` and `socket_path` to "
         "address another tmux server than the configured one.",
         "",
+        "The tool list a client receives is leaner than this page: each tool's first "
+        "paragraph below is its description; the target parameters (`pane_id`, "
+        "`session_name`, `session_id`, `window_id`, `window_index`, `socket_name`, "
+        "`socket_path`) are plain strings there, described once in the server's "
+        "instructions and checked by the server, which says what a valid value looks "
+        "like; only the hints that differ from the MCP defaults are listed (the table "
+        "spells out all four); and the result schemas are listed only with "
+        "`--output-schemas on`.",
+        "",
         "| tool | tier | title | read-only | destructive | idempotent | open world |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     ordered = [t for group in by_tier.values() for t in group]
     for tool in ordered:
-        wire = tool.annotations.model_dump(by_alias=True) if tool.annotations else {}
-        flags = " | ".join("yes" if wire.get(h) else "no" for h in _HINTS)
+        meant = effective_hints(tool.annotations)
+        flags = " | ".join("yes" if meant[h] else "no" for h in _HINTS)
         lines.append(f"| [`{tool.name}`](#{tool.name}) | {_tag(tool)} | {tool.title} | {flags} |")
     for tier, group in by_tier.items():
         lines += ["", f"## {tier.tag.capitalize()} tier", ""]
@@ -189,7 +202,7 @@ def render(tools: Sequence[Tool]) -> str:
                 f"**{tool.title}**. Tier: {tier.tag}. Annotations: {hints(tool)}."
                 + (" Marked `anthropic/alwaysLoad`." if always else ""),
                 "",
-                (tool.description or "").strip(),
+                docs.get(tool.name, tool.description or "").strip(),
                 "",
                 *parameters(tool),
                 "",

@@ -64,6 +64,46 @@ def _hints(
     )
 
 
+#: Each hint's value when a tool leaves it out: the MCP specification's defaults.
+HINT_DEFAULTS: Mapping[str, bool] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
+def lean_hints(hints: ToolAnnotations) -> ToolAnnotations:
+    """``hints`` with only the hints that say something under :data:`HINT_DEFAULTS`.
+
+    A hint equal to its default goes, and so do destructiveHint and
+    idempotentHint on a read-only tool (the specification gives them meaning
+    only when readOnlyHint is false). :func:`effective_hints` reads them back.
+    """
+    wire = hints.model_dump(by_alias=True, exclude_none=True)
+    read_only = wire.get("readOnlyHint", HINT_DEFAULTS["readOnlyHint"])
+    kept = {
+        name: value
+        for name, value in wire.items()
+        if name not in HINT_DEFAULTS
+        or (
+            value != HINT_DEFAULTS[name]
+            and not (read_only and name in ("destructiveHint", "idempotentHint"))
+        )
+    }
+    return ToolAnnotations.model_validate(kept)
+
+
+def effective_hints(hints: ToolAnnotations | None) -> dict[str, bool]:
+    """What a tool's hints mean, every one spelt out: a hint left out takes its
+    default, and a read-only tool is neither destructive nor unsafe to repeat."""
+    wire = hints.model_dump(by_alias=True, exclude_none=True) if hints is not None else {}
+    out = {name: bool(wire.get(name, default)) for name, default in HINT_DEFAULTS.items()}
+    if out["readOnlyHint"]:
+        out["destructiveHint"], out["idempotentHint"] = False, True
+    return out
+
+
 #: Reads tmux state; never changes it.
 READONLY = _hints(read_only=True, destructive=False, idempotent=True, open_world=False)
 #: Sets something to a given value (rename, select, set an option): repeating it changes nothing.
@@ -514,6 +554,7 @@ __all__ = [
     "CREATES",
     "DESTROYS",
     "GROUPS",
+    "HINT_DEFAULTS",
     "POLICY",
     "READONLY",
     "RESETS",
@@ -526,7 +567,9 @@ __all__ = [
     "TierGate",
     "acting_tier",
     "batch_ceiling",
+    "effective_hints",
     "enforce",
+    "lean_hints",
     "listed_tier",
     "option_refusal",
     "refusal",

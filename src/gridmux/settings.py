@@ -101,6 +101,9 @@ class Settings(BaseSettings):
     #: run_command's ``suppress_history`` when a call leaves it out (a leading
     #: space keeps the command out of the shell's history).
     suppress_history: OnOff = True
+    #: Whether tools/list carries each tool's output schema (results always carry
+    #: structuredContent; the schemas are for clients that validate it).
+    output_schemas: OnOff = False
     #: The longest timeout a tool that waits accepts, in seconds (at most an hour).
     wait_max_seconds: float = Field(default=3600.0, gt=0, le=3600.0)
     #: Seconds an HTTP connection may take to send a whole request head
@@ -316,6 +319,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--wait-max-seconds",
         metavar="SECONDS",
         help="ceiling on every wait's timeout (default 3600; a longer one is refused)",
+    )
+    add(
+        "--output-schemas",
+        choices=("on", "off"),
+        help=(
+            "off (default): tools/list leaves out each tool's output schema (results still "
+            "carry structuredContent; docs/tools.md lists their fields); on: list them, for "
+            "clients that validate structured results"
+        ),
     )
     add("--version", action="store_true", help="print the version and exit")
     return parser

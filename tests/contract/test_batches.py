@@ -11,6 +11,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from gridmux.tools import batches
 from gridmux.tools._batch_models import ToolCallBatchResult
 from tests.contract.conftest import Eventually
@@ -273,10 +274,10 @@ async def test_batch_tools_declare_their_tiers_and_limits(client: Client) -> Non
         assert (ops["minItems"], ops["maxItems"]) == (1, 1000)
         assert ops["items"]["additionalProperties"] is False
         assert schema["properties"]["on_error"]["enum"] == ["stop", "continue"]
-        assert tools[name]["outputSchema"]["type"] == "object"
-    hints = {n: tools[n]["annotations"] for n in BATCHES}
+        assert tools[name]["outputSchema"] is None  # listed only with --output-schemas on
+    listed = {t.name: t.annotations for t in await client.list_tools()}
+    hints = {n: effective_hints(listed[n]) for n in BATCHES}
     assert hints["call_readonly_tools_batch"] == {
-        "title": None,
         "readOnlyHint": True,
         "destructiveHint": False,
         "idempotentHint": True,

@@ -10,6 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from tests.contract.conftest import Eventually
 from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
@@ -32,7 +33,8 @@ async def session(client: Client, name: str) -> str:  # type: ignore[type-arg]
 
 
 async def test_tools_are_listed_with_honest_annotations(client: Client) -> None:  # type: ignore[type-arg]
-    tools = {t.name: t.model_dump(by_alias=True) for t in await client.list_tools()}
+    listed = {t.name: t for t in await client.list_tools()}
+    tools = {name: t.model_dump(by_alias=True) for name, t in listed.items()}
     expect = {  # name: (readOnly, destructive, idempotent, openWorld)
         "load_buffer": (False, False, False, False),
         "paste_buffer": (False, True, False, True),
@@ -44,7 +46,7 @@ async def test_tools_are_listed_with_honest_annotations(client: Client) -> None:
         "signal_channel": (False, False, True, False),
     }
     for name, hints in expect.items():
-        notes = tools[name]["annotations"]
+        notes = effective_hints(listed[name].annotations)
         got = (
             notes["readOnlyHint"],
             notes["destructiveHint"],

@@ -8,6 +8,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
@@ -158,9 +159,8 @@ async def test_a_shell_that_exits_is_an_error(
 async def test_tiers_annotations_and_schemas(client: Client) -> None:  # type: ignore[type-arg]
     tools = {t.name: t for t in await client.list_tools()}
     for name in ("run_command", "send_keys_batch"):
-        hints = tools[name].annotations
-        assert hints is not None
-        assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
+        hints = effective_hints(tools[name].annotations)
+        assert (hints["readOnlyHint"], hints["destructiveHint"], hints["openWorldHint"]) == (
             False,
             True,
             True,

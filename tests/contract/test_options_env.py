@@ -10,6 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from tests.mcp_calls import call, call_error
 
 
@@ -57,19 +58,21 @@ def all_environments(backend: TmuxBackend, ref: ServerRef) -> dict[str, dict[str
 
 
 async def test_tools_are_listed_with_honest_annotations(client: Client) -> None:  # type: ignore[type-arg]
-    tools = {t.name: t.model_dump(by_alias=True) for t in await client.list_tools()}
+    listed = {t.name: t for t in await client.list_tools()}
+    tools = {name: t.model_dump(by_alias=True) for name, t in listed.items()}
     for name, readonly in [
         ("show_option", True),
         ("set_option", False),
         ("show_environment", True),
         ("set_environment", False),
     ]:
-        assert tools[name]["annotations"]["readOnlyHint"] is readonly
-        assert tools[name]["annotations"]["destructiveHint"] is False
+        hints = effective_hints(listed[name].annotations)
+        assert hints["readOnlyHint"] is readonly
+        assert hints["destructiveHint"] is False
         assert "tmux" in tools[name]["title"]
-        assert "outputSchema" in tools[name]
+        assert tools[name]["outputSchema"] is None  # listed only with --output-schemas on
         assert "socket_path" in tools[name]["inputSchema"]["properties"]
-    assert tools["set_option"]["annotations"]["idempotentHint"] is True
+    assert effective_hints(listed["set_option"].annotations)["idempotentHint"] is True
 
 
 # -- show_option -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend, TmuxFailure
+from gridmux.safety import effective_hints
 from tests.contract.pane_views import grid, screens, session, world
 from tests.mcp_calls import call, call_error
 
@@ -35,7 +36,7 @@ async def test_tools_are_registered_with_their_tier_title_and_hints(
     listed = {t.name: t for t in await client.list_tools()}
     for name, (tier, read_only, destructive, idempotent, open_world, title) in TOOLS.items():
         wire = listed[name].model_dump(by_alias=True)
-        hints = wire["annotations"]
+        hints = effective_hints(listed[name].annotations)
         assert wire["title"] == title
         assert (
             hints["readOnlyHint"],

@@ -11,6 +11,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from tests.mcp_calls import call
 
 TOOLS = {
@@ -65,7 +66,7 @@ async def test_tools_are_registered_with_their_tier_title_and_hints(
     wires = {name: tool.model_dump(by_alias=True) for name, tool in listed.items()}
     for name, (tier, read_only, destructive, idempotent, open_world, title) in TOOLS.items():
         wire = wires[name]
-        hints = wire["annotations"]
+        hints = effective_hints(listed[name].annotations)
         assert wire["title"] == title
         assert wire["_meta"]["fastmcp"]["tags"] == [tier], name
         assert (

@@ -10,6 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.safety import effective_hints
 from tests.contract.conftest import Eventually
 from tests.contract.pane_views import wait_for_prompt
 
@@ -47,9 +48,9 @@ async def test_tools_are_listed_with_honest_annotations(client: Client) -> None:
     for name in readonly | {"create_session", "send_keys"}:
         wire = tools[name].model_dump(by_alias=True, exclude_none=True)
         assert wire["title"]
-        assert wire["annotations"]["readOnlyHint"] is (name in readonly)
-        assert "outputSchema" in wire or name in {"capture_pane", "send_keys"}
-    assert tools["send_keys"].model_dump(by_alias=True)["annotations"]["destructiveHint"] is True
+        assert effective_hints(tools[name].annotations)["readOnlyHint"] is (name in readonly)
+        assert "outputSchema" not in wire  # listed only with --output-schemas on
+    assert effective_hints(tools["send_keys"].annotations)["destructiveHint"] is True
 
 
 async def test_list_sessions_on_a_server_that_is_not_running_is_empty(

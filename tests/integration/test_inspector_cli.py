@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.types import ToolAnnotations
 
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
+from gridmux.safety import effective_hints
 
 from .conftest import WaitUntil
 
@@ -32,8 +34,11 @@ INSPECTOR = NODE_BIN / "mcp-inspector"
 GRIDMUX = Path(sys.executable).with_name("gridmux")
 
 
-def inspector(server: ServerRef, *request: str, expect_rc: int = 0) -> dict[str, Any]:
-    """Run one Inspector CLI request against gridmux; return the parsed ``result``."""
+def inspector(
+    server: ServerRef, *request: str, expect_rc: int = 0, output_schemas: str = "off"
+) -> dict[str, Any]:
+    """Run one Inspector CLI request against gridmux (``--output-schemas``
+    ``output_schemas``); return the parsed ``result``."""
     if not INSPECTOR.exists():
         pytest.fail(
             f"the MCP Inspector is not installed at {INSPECTOR}: run "
@@ -42,6 +47,7 @@ def inspector(server: ServerRef, *request: str, expect_rc: int = 0) -> dict[str,
         )
     assert server.socket_path is not None
     command = [str(INSPECTOR), "--cli", str(GRIDMUX), "--socket-path", server.socket_path]
+    command += ["--output-schemas", output_schemas]
     env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(
         [*command, "--", *request, "--format", "json"],
@@ -64,16 +70,35 @@ def call(server: ServerRef, tool: str, *args: str, expect_rc: int = 0) -> dict[s
     return inspector(server, *request, expect_rc=expect_rc)
 
 
-def test_inspector_lists_the_tools_with_schemas_and_annotations(tmux_server: ServerRef) -> None:
-    tools = {t["name"]: t for t in inspector(tmux_server, "--method", "tools/list")["tools"]}
+@pytest.mark.parametrize("output_schemas", ["off", "on"])
+def test_inspector_lists_the_tools_with_schemas_and_annotations(
+    tmux_server: ServerRef, output_schemas: str
+) -> None:
+    listed = inspector(tmux_server, "--method", "tools/list", output_schemas=output_schemas)
+    tools = {t["name"]: t for t in listed["tools"]}
     assert {"list_sessions", "send_keys", "capture_since", "snapshot_pane"} <= set(tools)
     since = tools["capture_since"]
-    assert since["annotations"]["readOnlyHint"] is True
+    assert since["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
     assert "cursor" in since["inputSchema"]["properties"]
-    assert "lines_missed" in since["outputSchema"]["properties"]
-    assert tools["send_keys"]["annotations"]["readOnlyHint"] is False
-    assert tools["send_keys"]["annotations"]["destructiveHint"] is True
+    if output_schemas == "on":
+        assert "lines_missed" in since["outputSchema"]["properties"]
+    else:
+        assert [name for name, tool in tools.items() if "outputSchema" in tool] == []
+    sends = effective_hints(ToolAnnotations.model_validate(tools["send_keys"]["annotations"]))
+    assert (sends["readOnlyHint"], sends["destructiveHint"]) == (False, True)
     assert all(t["title"] for t in tools.values())
+
+
+def test_inspector_calls_a_tool_with_the_output_schemas_listed(
+    tmux_server: ServerRef, pane: str
+) -> None:
+    """A client holding the schemas gets the same structured answers."""
+    for output_schemas in ("on", "off"):
+        request = ["--method", "tools/call", "--tool-name", "list_panes"]
+        answer = inspector(tmux_server, *request, output_schemas=output_schemas)
+        assert answer["isError"] is False
+        (row,) = answer["structuredContent"]["result"]
+        assert row["pane_id"] == pane
 
 
 def test_inspector_drives_a_pane_with_a_capture_since_round_trip(

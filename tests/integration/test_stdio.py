@@ -66,7 +66,7 @@ async def test_stdio_server_drives_real_tmux(tmux_server: ServerRef, mode: str) 
         assert len(listed) == 57 - len(DESTRUCTIVE)
         assert listed >= TOOLS and not listed & DESTRUCTIVE
         made = (await client.call_tool("create_session", {"session_name": "io"})).data
-        pane = made.active_pane_id
+        pane = made["active_pane_id"]
         for i in range(12):
             await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
         screen = await until(client, "capture_pane", {"pane_id": pane}, "warmup 11\n")
@@ -92,9 +92,9 @@ async def test_stdio_server_can_serve_the_simulator() -> None:
     async with Client(transport("--backend", "sim")) as client:
         made = (await client.call_tool("create_session", {"session_name": "sim"})).data
         await client.call_tool(
-            "send_keys", {"keys": "echo simulated", "pane_id": made.active_pane_id}
+            "send_keys", {"keys": "echo simulated", "pane_id": made["active_pane_id"]}
         )
-        text = await until(client, "capture_pane", {"pane_id": made.active_pane_id}, "simulated")
+        text = await until(client, "capture_pane", {"pane_id": made["active_pane_id"]}, "simulated")
         assert text.splitlines() == ["$ echo simulated", "simulated", "$"]
 
 

@@ -115,7 +115,7 @@ async def drive(client: Client, mode: str, word: str) -> None:  # type: ignore[t
     tools = {t.name for t in await client.list_tools()}
     assert {"list_sessions", "create_session", "send_keys", "capture_since"} <= tools
     made = (await client.call_tool("create_session", {"session_name": word})).data
-    pane = made.active_pane_id
+    pane = made["active_pane_id"]
     # Distinct rows above the prompt, so the cursor's context is unambiguous.
     for i in range(12):
         await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
@@ -165,7 +165,7 @@ async def test_one_http_server_serves_both_eras_at_once(http_server: HttpServer)
         made = (await modern.call_tool("create_session", {"session_name": "shared"})).data
         seen = (await old.call_tool("list_sessions", {})).structured_content
         assert seen is not None
-        assert [s["session_id"] for s in seen["result"]] == [made.session_id]
+        assert [s["session_id"] for s in seen["result"]] == [made["session_id"]]
 
 
 def post(port: int, headers: dict[str, str]) -> int:

@@ -350,7 +350,20 @@ def test_the_tool_list_size_has_issue_15s_budget_beside_the_predecessor() -> Non
         ["148000", "148.0 KB", "—", "—"],
     ]
     assert passes == [True, False]
-    assert "### tools/list: bytes a client receives" in rpt.render(report)
+    assert "### tools/list: bytes a client receives (default tier)" in rpt.render(report)
+
+
+def test_the_tool_list_of_every_tool_has_its_own_budget() -> None:
+    report = sample_report()
+    report.tool_list_all = {"gridmux-off": 47_000, "gridmux-on": 51_000, rpt.PREDECESSOR: 160_000}
+    rows, passes = rpt.tool_list_rows(report, every_tool=True)
+    assert [row[1:6] for row in rows] == [
+        ["47000", "47.0 KB", "50 KB", "PASS", "0.29"],
+        ["51000", "51.0 KB", "50 KB", "FAIL", "0.32"],
+        ["160000", "160.0 KB", "—", "—", "—"],
+    ]
+    assert passes == [True, False]
+    assert "### tools/list: bytes a client receives (every tool" in rpt.render(report)
 
 
 def test_startup_ratio_pairs_the_rounds() -> None:

@@ -75,9 +75,11 @@ def test_an_object_with_every_property_required_stays_as_strict_and_closes() -> 
 
 
 async def test_every_result_conforms_to_its_lean_output_schema(backend: SimBackend) -> None:
-    """Real results still validate against the listed schemas (as the SDK's client checks)."""
+    """Real results still validate against the listed schemas (as the SDK's client
+    checks), on a server that lists them (``--output-schemas on``)."""
     backend.new_session(ServerRef(), name="work", width=40, height=5)
-    server = create_server(backend, Settings(backend="sim", safety="destructive"))
+    settings = Settings(backend="sim", safety="destructive", output_schemas=True)
+    server = create_server(backend, settings)
     async with Client(server) as client:
         schemas = {t.name: t.output_schema for t in await client.list_tools()}
         listed = ("list_panes", "get_pane_info", "list_windows", "list_sessions", "snapshot_pane")
@@ -86,3 +88,20 @@ async def test_every_result_conforms_to_its_lean_output_schema(backend: SimBacke
             schema = schemas[name]
             assert schema is not None
             jsonschema.validate(result.structured_content, schema)
+
+
+def test_a_null_default_leaves_the_type_and_shared_parameters_go_plain() -> None:
+    """Leaving an argument out is the same call as null, so null leaves the type
+    where it is the default; a null that means something else (no limit) stays.
+    The shared target parameters also lose their pattern (the server checks them)."""
+    schema = {
+        "type": "object",
+        "properties": {"pane_id": PATTERNED, "other": PATTERNED, "dir": CHOICE, "n": BOUNDED},
+    }
+    short = lean_input(schema, shared={"pane_id"})["properties"]
+    assert short["pane_id"] == {"type": "string"}
+    assert short["other"] == {"type": "string", "pattern": r"^%\d+$"}
+    assert short["n"] == {"type": ["integer", "null"], "minimum": 1, "default": 500}
+    nested = {"type": "object", "properties": {"ops": {"type": "array", "items": schema}}}
+    item = lean_input(nested, shared={"pane_id"})["properties"]["ops"]["items"]["properties"]
+    assert item["pane_id"] == {"type": "string"} and "default" not in item["other"]

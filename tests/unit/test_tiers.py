@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
+from mcp.types import ToolAnnotations
 
 from gridmux import Settings, create_server, main, safety
 from gridmux.backend import ServerRef
-from gridmux.safety import POLICY, READONLY, SETS, Rule, Tier
+from gridmux.safety import HINT_DEFAULTS, POLICY, READONLY, SETS, Rule, Tier, effective_hints
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -298,7 +299,8 @@ async def test_every_tool_has_one_tier_and_honest_annotations() -> None:
     for name, tool in (await _listed(_server("destructive"))).items():
         found: list[str] = []
         tiers = _tier_tags(tool)
-        hints = tool.get("annotations", {})
+        listed = tool.get("annotations") or {}
+        hints = effective_hints(ToolAnnotations.model_validate(listed))
         if len(tiers) != 1:
             found.append(f"tier tags {sorted(tiers)}")
         tier = next(iter(tiers)) if len(tiers) == 1 else None
@@ -306,9 +308,11 @@ async def test_every_tool_has_one_tier_and_honest_annotations() -> None:
             found.append(f"tier {tier}, expected {TIER_OF[name]}")
         if not tool.get("title"):
             found.append("no title")
-        for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
-            if not isinstance(hints.get(hint), bool):
-                found.append(f"{hint} not set")
+        for hint, value in listed.items():  # only hints that say something are listed
+            if hint in HINT_DEFAULTS and value == HINT_DEFAULTS[hint]:
+                found.append(f"{hint}={value} repeats the MCP default")
+            if listed.get("readOnlyHint") and hint in ("destructiveHint", "idempotentHint"):
+                found.append(f"{hint} listed on a read-only tool")
         if hints.get("readOnlyHint") is not (tier == "readonly"):
             found.append(f"readOnlyHint {hints.get('readOnlyHint')} in tier {tier}")
         if tier == "destructive" and hints.get("destructiveHint") is not True:

@@ -5,10 +5,10 @@ budget, measured here on the JSON of the ``tools/list`` result exactly as
 the server sends it (the MCP SDK's compact serialisation, ``None`` fields
 left out) through the in-memory client on the simulator.
 
-Issue 15's targets are 45 KB for the default tier and 50 KB for all 57
-tools; the limits below are where the lean schemas stand now (down from
-134 KB and 142 KB), so the list cannot grow back while the result models
-shrink towards the targets. Lower them whenever the list shrinks.
+The limits are issue 15's targets: 45 KB for the default tier and 50 KB for
+all 57 tools (down from 134 KB and 142 KB), with output schemas left out as
+by default (``--output-schemas off``), one-paragraph descriptions, plain
+target parameters and only the hints that differ from the MCP defaults.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from gridmux.tools import SHARED_PARAMETERS
 from tmuxsim import SimBackend
 
 #: Bytes of the ``tools/list`` result, by safety tier.
-BUDGET = {"mutating": 100_000, "destructive": 107_000}
+BUDGET = {"mutating": 45_000, "destructive": 50_000}
 
 
 async def _listing(safety: str) -> tuple[int, list[dict[str, object]]]:

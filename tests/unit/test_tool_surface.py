@@ -30,7 +30,7 @@ from gridmux.backend import (
     WINDOW_INDEX,
     ServerRef,
 )
-from gridmux.tools import ToolContext, panes
+from gridmux.tools import SHARED_PARAMETERS, ToolContext, panes
 from tmuxsim import SimBackend
 
 _REQUIRED = object()
@@ -235,9 +235,11 @@ def test_the_table_itself() -> None:
 
 @pytest.fixture
 async def wire() -> dict[str, dict[str, Any]]:
-    """Every tool as a client lists it (server at the destructive tier, so all show)."""
+    """Every tool as a client lists it (server at the destructive tier, so all show,
+    listing its output schemas: ``--output-schemas on``)."""
     server = create_server(
-        SimBackend(version="3.3a"), Settings(backend="sim", safety="destructive")
+        SimBackend(version="3.3a"),
+        Settings(backend="sim", safety="destructive", output_schemas=True),
     )
     async with Client(server) as client:
         tools = await client.list_tools()
@@ -325,8 +327,8 @@ def test_socket_arguments_everywhere_but_the_exempt_tools(
             for arg in ("socket_name", "socket_path"):
                 if arg not in props:
                     problems.setdefault(name, []).append(f"lacks {arg}")
-                elif props[arg].get("default") is not None or "null" not in props[arg]["type"]:
-                    problems.setdefault(name, []).append(f"{arg} must default to null")
+                elif "default" in props[arg] or arg in tool["inputSchema"].get("required", []):
+                    problems.setdefault(name, []).append(f"{arg} must be optional (null)")
     assert not problems, _report(problems)
 
 
@@ -363,14 +365,22 @@ def _patterns(prop: dict[str, Any]) -> set[str]:
     return {p["pattern"] for p in [prop, *prop.get("anyOf", [])] if "pattern" in p}
 
 
-def test_ids_and_sockets_carry_their_pattern_in_the_schema(
+def test_ids_and_sockets_carry_their_pattern_unless_shared(
     wire: dict[str, dict[str, Any]],
 ) -> None:
+    """The shared target parameters are listed as plain strings (the server checks
+    their form and says what a valid one looks like, below); other ids carry
+    their pattern."""
     problems: dict[str, list[str]] = {}
     for name, tool in wire.items():
         for param, prop in tool["inputSchema"].get("properties", {}).items():
             form = FORMS.get(param)
-            if form is not None and _patterns(prop) != {form.pattern}:
+            if form is None:
+                continue
+            if param in SHARED_PARAMETERS:
+                if _patterns(prop) or prop.get("type") != "string":
+                    problems.setdefault(name, []).append(f"{param} listed as {prop}")
+            elif _patterns(prop) != {form.pattern}:
                 problems.setdefault(name, []).append(f"{param} patterns {_patterns(prop)}")
     assert not problems, _report(problems)
     typed = sum(

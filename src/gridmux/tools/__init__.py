@@ -12,8 +12,11 @@ gridmux (resources, prompts): result builders and target resolution.
 
 from __future__ import annotations
 
+import inspect
+
 from fastmcp import FastMCP
 
+from gridmux.safety import lean_hints
 from gridmux.settings import Settings
 
 from . import (
@@ -40,7 +43,7 @@ from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
 from ._params import SHARED_PARAMETERS
 from ._results import pane_result, session_result, window_result
-from ._schemas import lean_input, lean_output
+from ._schemas import UnlistedResults, lean_input, lean_output
 from ._server_defaults import ServerDefaults, listed
 from ._targets import check_id, resolve_session
 from ._text import strip_blank_tail
@@ -66,10 +69,30 @@ _MODULES = (
 )
 
 
+def lead(description: str | None) -> str | None:
+    """The part of a tool's docstring a client lists: its first paragraph, on one
+    line (what the tool is for and when to prefer another). The paragraphs
+    after it are detail for docs/tools.md (:func:`tool_docs`)."""
+    if description is None:
+        return None
+    return " ".join(description.split("\n\n", 1)[0].split())
+
+
+def tool_docs() -> dict[str, str]:
+    """Every tool's whole docstring by tool name: its listed description, then its detail."""
+    return {
+        fn.__name__: inspect.cleandoc(fn.__doc__ or "")
+        for module in _MODULES
+        for fn in module.TOOLS
+    }
+
+
 def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
     """Add every tool to ``mcp``, in the order clients list them, with lean schemas
-    (``_schemas``) that say the server's defaults (``_server_defaults``), and the
-    middleware that applies those defaults to every call."""
+    (``_schemas``) that say the server's defaults (``_server_defaults``), only
+    the hints that differ from the MCP defaults (``safety.lean_hints``), and the
+    middleware that applies those defaults to every call; with
+    ``--output-schemas off`` the listing leaves the output schemas out."""
     settings = settings or Settings()
     past_ceiling: dict[str, float] = {}
     for module in _MODULES:
@@ -80,16 +103,20 @@ def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
             default = timeout.get("default")
             if isinstance(default, int | float) and default > settings.wait_max_seconds:
                 past_ceiling[found.name] = float(default)
-            parameters = listed(found.name, lean_input(found.parameters), settings)
+            inputs = lean_input(found.parameters, shared=SHARED_PARAMETERS)
             mcp.add_tool(
                 found.model_copy(
                     update={
-                        "parameters": parameters,
+                        "description": lead(found.description),
+                        "parameters": listed(found.name, inputs, settings),
                         "output_schema": lean_output(found.output_schema),
+                        "annotations": found.annotations and lean_hints(found.annotations),
                     }
                 )
             )
     mcp.add_middleware(ServerDefaults(settings, past_ceiling))
+    if not settings.output_schemas:
+        mcp.add_middleware(UnlistedResults())
 
 
 __all__ = [
@@ -107,5 +134,6 @@ __all__ = [
     "resolve_session",
     "session_result",
     "strip_blank_tail",
+    "tool_docs",
     "window_result",
 ]

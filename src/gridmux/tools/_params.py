@@ -102,9 +102,9 @@ Filters = Annotated[
     dict[str, Any] | str | None,
     Field(
         description=(
-            'Django-style filters, e.g. {"pane_current_command__contains": "vim"} '
-            "(ops: exact iexact contains icontains startswith istartswith endswith iendswith "
-            "in nin regex iregex), as an object or a JSON string."
+            'Filters on result fields, e.g. {"pane_current_command__contains": "vim"}; '
+            "ops: exact contains startswith endswith regex (i-prefixed: any case), in, nin. "
+            "An object or a JSON string."
         )
     ),
 ]

@@ -6,13 +6,23 @@ equivalent shorter form: ``anyOf`` of plain types becomes one ``type`` list
 (``{"type": ["string", "null"], "pattern": ...}`` -- a pattern constrains
 strings only, so it means what the ``anyOf`` meant; a choice or null becomes
 one ``enum`` holding null), and keywords that say
-nothing (``additionalProperties: true``, ``title``) go. Validation does not
-read these schemas: pydantic checks the function's own signature.
+nothing (``additionalProperties: true``, ``title``) go. An input parameter
+whose default is null is listed without the null (leaving it out is the same
+call), and the target parameters every tool shares without their pattern
+(:func:`lean_input`). Validation does not read these schemas: pydantic checks
+the function's own signature, and the target parameters' checks say what a
+valid value looks like. :class:`UnlistedResults` leaves the output schemas
+out of the listing (``--output-schemas off``, the default).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
+
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools import Tool
+from mcp import types as mt
 
 #: Keywords that apply to one JSON type only, so merging branches of
 #: different types keeps each branch's meaning.
@@ -48,17 +58,62 @@ def _merged(branches: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"type": types, **merged}
 
 
-def lean_input(schema: dict[str, Any]) -> dict[str, Any]:
-    """An input schema, lean; an optional parameter's ``"default": null`` goes too.
+def lean_input(schema: dict[str, Any], shared: Collection[str] = ()) -> dict[str, Any]:
+    """An input schema, lean; an optional parameter's ``"default": null`` goes too,
+    and so does the null in its type or choices.
 
     An argument left out is null: that is what leaving it out of ``required``
-    already says. Other defaults (``true``, ``500``) stay: they say something.
+    already says. Other defaults (``true``, ``500``) stay: they say something,
+    and where one is not null, null stays a value of its own (``max_lines``:
+    null for no limit). The ``shared`` parameters (the target parameters every tool takes, which
+    the server instructions describe once) are listed as their plain type: no
+    ``null`` (leave the argument out instead) and no ``pattern`` -- the
+    server checks each value itself and says what a valid one looks like.
     """
     out: dict[str, Any] = lean(schema)
-    for prop in out.get("properties", {}).values():
-        if isinstance(prop, dict) and "default" in prop and prop["default"] is None:
-            del prop["default"]
+    _optional_plain(out, shared)
     return out
+
+
+def _optional_plain(schema: Any, shared: Collection[str]) -> None:
+    """Every object's properties in ``schema`` (nested ones too, such as a
+    batch's operations) without null defaults, and its shared ones plain."""
+    if isinstance(schema, list):
+        for item in schema:
+            _optional_plain(item, shared)
+        return
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            for name, prop in value.items():
+                if not isinstance(prop, dict):
+                    continue
+                if key == "properties" and ("default" in prop and prop["default"] is None):
+                    del prop["default"]
+                    _no_null(prop)
+                if key == "properties" and name in shared:
+                    _plain(prop)
+                _optional_plain(prop, shared)
+        else:
+            _optional_plain(value, shared)
+
+
+def _plain(prop: dict[str, Any]) -> None:
+    """``prop`` without its pattern and with null left out of its type."""
+    prop.pop("pattern", None)
+    _no_null(prop)
+
+
+def _no_null(prop: dict[str, Any]) -> None:
+    """``prop`` with null left out of its type or its choices, when others remain."""
+    kind = prop.get("type")
+    if isinstance(kind, list) and "null" in kind and len(kind) > 1:
+        rest = [k for k in kind if k != "null"]
+        prop["type"] = rest[0] if len(rest) == 1 else rest
+    choices = prop.get("enum")
+    if isinstance(choices, list) and None in choices and len(choices) > 1:
+        prop["enum"] = [c for c in choices if c is not None]
 
 
 def lean_output(schema: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -120,4 +175,24 @@ def lean(schema: Any) -> Any:
     return out
 
 
-__all__ = ["lean", "lean_input", "lean_output"]
+class UnlistedResults(Middleware):
+    """List tools without their output schemas (``--output-schemas off``).
+
+    Only the listing changes: each registered tool keeps its output schema, so
+    a call answers exactly as with the schemas listed -- ``structuredContent``
+    always, a list result wrapped as ``{"result": [...]}`` with FastMCP's
+    ``wrap_result`` mark in the answer's ``_meta``. The result fields are
+    documented in docs/tools.md; clients that validate structured results
+    turn the schemas on.
+    """
+
+    async def on_list_tools(
+        self,
+        context: MiddlewareContext[mt.ListToolsRequest],
+        call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]],
+    ) -> Sequence[Tool]:
+        tools = await call_next(context)
+        return [t.model_copy(update={"output_schema": None}) for t in tools]
+
+
+__all__ = ["UnlistedResults", "lean", "lean_input", "lean_output"]

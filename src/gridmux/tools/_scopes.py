@@ -40,12 +40,7 @@ _TARGET_FORM = {
 
 OptionScopeParam = Annotated[
     Literal["server", "session", "window", "pane"] | None,
-    Field(
-        description=(
-            "Option table: server, session, window or pane. Default: the one the target "
-            "names, else the option's own table."
-        )
-    ),
+    Field(description=("Option table (default: the target's kind, else the option's own table).")),
 ]
 
 
@@ -53,8 +48,7 @@ OptionTarget = Annotated[
     str | None,
     Field(
         description=(
-            "Session id or name (session scope), window id '@1' (window scope) or pane "
-            "id '%1' (pane scope). Omit for the global value."
+            "A session id or name, window id '@1' or pane id '%1'; omit for the global value."
         )
     ),
 ]

@@ -240,7 +240,8 @@ async def call_readonly_tools_batch(
     ctx: ToolContext = TOOL_CONTEXT,
     mcp: FastMCP = _SERVER,
 ) -> ToolCallBatchResult:
-    """Call several readonly tools in order and return every result.
+    """Call several readonly tools in order in one request and return every result; each call is
+    validated and gated like a direct one.
 
     Use to take several looks in one turn (list panes, capture two panes,
     read an option). Each call is validated and gated like a direct call;
@@ -259,7 +260,8 @@ async def call_mutating_tools_batch(
     ctx: ToolContext = TOOL_CONTEXT,
     mcp: FastMCP = _SERVER,
 ) -> ToolCallBatchResult:
-    """Call readonly and mutating tools in order and return every result.
+    """Call readonly and mutating tools in order in one request and return every result; kill_* and
+    tools that wait (run_command, wait_for_*) fail their row.
 
     Use for a short scripted workflow made of ordinary tools (create a
     session, split it, type into the panes). Each call is validated and
@@ -280,7 +282,8 @@ async def call_destructive_tools_batch(
     ctx: ToolContext = TOOL_CONTEXT,
     mcp: FastMCP = _SERVER,
 ) -> ToolCallBatchResult:
-    """Call tools of any tier in order, including kill_*, and return every result.
+    """Call tools of any tier in order, kill_* included, and return every result. Prefer the
+    readonly or mutating batch unless a workflow must end tmux objects.
 
     Use only when a workflow must end or replace tmux objects; prefer the
     readonly or mutating batch otherwise. Each call is validated and gated

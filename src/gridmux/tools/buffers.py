@@ -86,7 +86,8 @@ async def load_buffer(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> BufferRef:
-    """Store text in a new tmux paste buffer and return its unique name.
+    """Store text in a new tmux paste buffer and return its unique name; for a one-off paste,
+    paste_text is simpler.
 
     Use to stage text once and then paste it (paste_buffer), possibly into
     several panes, or check it (show_buffer) first. For a one-off paste,
@@ -136,7 +137,8 @@ async def paste_buffer(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Paste a buffer made by load_buffer into a pane, as input to its program.
+    """Paste a buffer made by load_buffer into a pane as input (newlines arrive as Enter); the
+    buffer is kept.
 
     Each newline arrives as Enter, so pasted commands run. The buffer is
     kept (paste it again, or delete it with delete_buffer).
@@ -164,7 +166,8 @@ async def show_buffer(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> BufferContent:
-    """Read a buffer made by load_buffer.
+    """Read a buffer made by load_buffer (its newest max_lines lines), to check staged text before
+    pasting it.
 
     Use to check staged text before pasting it. Long content keeps its
     last max_lines lines; content_truncated_lines counts the ones left out.

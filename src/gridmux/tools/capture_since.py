@@ -66,7 +66,10 @@ async def capture_since(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> CaptureSinceResult:
-    """Read only what a pane printed since your last look.
+    """Read only what a pane printed since your last look: without a cursor, the screen and a
+    cursor; pass the cursor back for the rows written since (lines_missed=true: rows were lost
+    and lines is the screen). Use to follow builds and logs across turns; for a command you run,
+    prefer run_command.
 
     Use to follow a pane across turns -- a build, a test run, a server log --
     without re-reading scrollback. The first call (no cursor) returns the

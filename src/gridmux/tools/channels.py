@@ -60,7 +60,8 @@ async def wait_for_channel(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Block until a tmux wait-for channel is signalled, or fail after timeout.
+    """Block until a tmux wait-for channel is signalled; a timeout is an error. For exact
+    completion: send_keys "cmd; tmux wait-for -S NAME" (a fresh NAME), then wait here.
 
     Use for exact completion of a command you send: send_keys
     "cmd; tmux wait-for -S NAME" (a fresh NAME per command), then wait
@@ -95,7 +96,8 @@ async def signal_channel(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Signal a tmux wait-for channel (tmux wait-for -S).
+    """Signal a tmux wait-for channel, waking every waiter; with none waiting, the signal is held
+    for the next wait.
 
     Wakes every client waiting on it. With nobody waiting, the signal is
     held and ends the next wait on this channel at once, so do not signal

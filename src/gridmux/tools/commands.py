@@ -185,11 +185,9 @@ async def run_command(
     nested_shell: Annotated[
         bool,
         Field(
-            description="The pane's foreground program is a POSIX shell started in the "
-            "pane's own (bash inside bash): type into it anyway. It must see $TMUX and "
-            "reach this tmux server, so not a shell on another host (ssh) or behind "
-            "sudo. Off, run_command refuses any foreground program but the pane's own "
-            "shell."
+            description="Type into a POSIX shell started in the pane's own shell (bash in "
+            "bash); it must reach this tmux server through $TMUX, so not one behind ssh or "
+            "sudo. Off: any program but the pane's own shell is refused."
         ),
     ] = False,
     socket_name: SocketName = None,
@@ -198,7 +196,10 @@ async def run_command(
     context: Context,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> RunCommandResult:
-    """Run a shell command in a pane and return its exit status and output.
+    """Run a shell command in a pane; return its exit_status and exactly what it printed (cd and
+    export persist). The pane must be a POSIX shell idle at its prompt, else it is refused and
+    nothing is typed; on timeout the command keeps running (still_running). For programs you
+    only watch, use capture_since or wait_for_text.
 
     Use for commands you author in a shell pane: it waits until the
     command finishes and returns exit_status ($?) and exactly what the

@@ -63,7 +63,8 @@ async def show_hooks(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> HookListResult:
-    """List the tmux hooks that are set: commands tmux runs on events.
+    """List the tmux hooks (commands tmux runs on events) set on a target, or the global ones of a
+    scope.
 
     Use to find out what runs when, say, a window is created or a pane
     exits. With a target: the hooks set on it; without one: the global
@@ -87,7 +88,8 @@ async def show_hook(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> HookListResult:
-    """Show the commands of one tmux hook; an empty list when it is not set.
+    """Show the commands of one tmux hook (an empty list when unset); scope and target as for
+    show_hooks.
 
     Scope and target work as for show_hooks.
     """

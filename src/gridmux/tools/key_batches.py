@@ -55,7 +55,8 @@ async def send_keys_batch(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> SendKeysBatchResult:
-    """Send several send_keys operations in order, each to its own pane.
+    """Send several send_keys operations in order, each to its own pane; all are checked first, and
+    nothing is sent if one is invalid. For a shell command's result, use run_command.
 
     Use for a sequence of raw inputs -- keys for a TUI, answers to
     prompts, lines for a REPL -- in one call. Every operation is checked

@@ -182,7 +182,8 @@ async def show_option(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> OptionResult:
-    """Show one tmux option's value, as it applies to a target or globally.
+    """Show one tmux option's value for a target (inherited=true when it comes from above) or
+    globally.
 
     Use to check settings such as history-limit, mouse or remain-on-exit
     before relying on them. With a target, a value the target does not set
@@ -213,7 +214,8 @@ async def set_option(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> OptionSetResult:
-    """Set a tmux option on a session, window or pane, or globally.
+    """Set a tmux option on a session, window or pane, or globally (global_=true); tmux checks the
+    value. Options holding formats, commands or files are refused.
 
     Use to change tmux behaviour at runtime (history-limit for new panes,
     mouse, remain-on-exit, styles, '@name' user options); options holding
@@ -302,7 +304,8 @@ async def show_environment(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> EnvironmentResult:
-    """Show a session's tmux environment, or the global one (no session given).
+    """Show a session's tmux environment (what differs from the global one), or the global one: what
+    new panes will inherit.
 
     Use to see what new panes and windows will inherit. A session's own
     environment holds only what differs from the global one.
@@ -327,7 +330,8 @@ async def set_environment(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> EnvironmentSetResult:
-    """Set a variable in a session's tmux environment, or the global one.
+    """Set a variable in a session's or the global tmux environment, for processes tmux starts
+    later. For one command, prefer 'NAME=value cmd' through send_keys.
 
     Processes tmux starts later (new panes and windows, also ones the user
     opens) inherit it; running processes do not. For one command, prefer

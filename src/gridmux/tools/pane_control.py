@@ -172,7 +172,8 @@ async def display_message(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Expand a tmux format string against a pane and return the text.
+    """Expand a read-only tmux format ('#{name}', '#{?name,a,b}') against a pane. Use for a value no
+    other tool reports.
 
     Use for a value no other tool reports (#{pane_dead_status},
     #{cursor_flag}, #{client_activity}, an @user option). Read-only: it
@@ -200,7 +201,8 @@ async def find_pane_by_position(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Find the pane in a corner of a window, e.g. the bottom-right one.
+    """Find the pane in a corner of a window (e.g. bottom-right), to target a pane by where it sits
+    rather than by id.
 
     Use to target a pane by where it sits rather than by id. The window
     is window_id, or window_index in the session, or the session's
@@ -236,7 +238,7 @@ async def set_pane_title(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Set a pane's title, to label it for later (list_panes shows it).
+    """Set a pane's title, taken literally, to label what it is for (list_panes shows it).
 
     Use to name what a pane is for. The title is taken literally.
     Programs in the pane may set their own title later.
@@ -267,7 +269,8 @@ async def clear_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Blank a pane: wipe its screen and its scrollback, in one tmux call.
+    """Blank a pane's screen and scrollback (not recoverable). Use before a run whose output you
+    want to read on its own.
 
     Use before a run whose output you want to read on its own. The
     terminal is reset and left empty (a shell prompt is not redrawn
@@ -301,7 +304,7 @@ async def resize_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Resize a pane, or zoom it to fill its window (or unzoom it).
+    """Resize a pane (height and/or width), or zoom it to fill its window (or unzoom it).
 
     Use to give a pane more room. Pass height and/or width, or zoom --
     not both. Sizes are limited by the window: a pane with no neighbour
@@ -346,7 +349,8 @@ async def select_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Make a pane the active one in its window, by id or by direction.
+    """Make a pane the active one in its window, by id or by direction; returns the pane active
+    afterwards.
 
     Use to focus a pane (what an attached user sees and types into).
     With direction alone the move starts at the active pane of the
@@ -458,7 +462,8 @@ async def paste_text(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Paste text into a pane as one paste, through a private tmux buffer.
+    """Paste text into a pane as one paste (newlines arrive as Enter). Use for multi-line input that
+    send_keys would type line by line.
 
     Use for multi-line input (a script, a heredoc, a block of code) that
     send_keys would type line by line. Newlines arrive as Enter. The

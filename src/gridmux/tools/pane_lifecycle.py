@@ -75,7 +75,8 @@ async def respawn_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Restart the program in a pane, keeping the pane, its id, place and scrollback.
+    """Restart the program in a pane, keeping the pane, its id and its history. Use when a shell or
+    program is wedged or has exited; cheaper than kill_pane plus split_window.
 
     Use when a shell or program is wedged or has exited: cheaper than
     kill_pane plus split_window, and pane ids held elsewhere stay valid.
@@ -125,7 +126,8 @@ async def kill_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Close a pane and end the program in it. Not reversible.
+    """Close a pane and end its program (not reversible). To restart the program in place, use
+    respawn_pane.
 
     Use to remove one pane you no longer need; its neighbours take its
     space. Killing a window's last pane closes the window (and a
@@ -158,7 +160,8 @@ async def enter_copy_mode(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Put a pane in copy mode, optionally scrolled back into its history.
+    """Put a pane in copy mode, optionally scrolled back, to show history to a user; to read history
+    yourself, use capture_pane with a negative start.
 
     Use to show scrollback to a user looking at the pane. The program
     keeps running, but keys sent to the pane go to copy mode until
@@ -188,7 +191,8 @@ async def exit_copy_mode(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Leave copy mode (or any other mode), back to the live screen.
+    """Leave copy mode (or any mode) for the live screen. Use when keys sent to a pane seem to
+    vanish.
 
     Use after enter_copy_mode, or when keys sent to a pane seem to
     vanish because it is in a mode. Nothing happens outside a mode.
@@ -221,7 +225,8 @@ async def pipe_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Copy everything a pane's program writes into a file, from now on (or stop).
+    """Copy everything a pane's program writes into a file from now on (raw output), or stop. Use to
+    keep a full log of a long-running program.
 
     Use to keep a complete log of a long-running program. The file gets
     the raw output, escape sequences included. A pane has one pipe:

@@ -84,7 +84,8 @@ async def list_panes(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> list[PaneRow]:
-    """List panes: of one window, of one session, or of the whole server.
+    """List the panes of a window, a session or the whole server, filtered on their metadata. Use to
+    find the pane id to read or type into; search_panes finds panes by screen text.
 
     Use to find the pane id to read or type into. Here a session or
     window target narrows the list to its panes (no active pane is
@@ -138,7 +139,8 @@ async def get_pane_info(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Describe one pane: size, position, process, working directory, title.
+    """Describe one pane: size, position, process, working directory, title. Use for metadata;
+    capture_pane or snapshot_pane for its text.
 
     Use for metadata without reading the screen; use capture_pane for text.
     """
@@ -164,7 +166,8 @@ async def capture_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Read the text of a pane: the visible screen, or a row range into history.
+    """Read a pane's text: the visible screen, or a row range into history (negative start). To
+    follow output across turns, use capture_since instead.
 
     Use to see what a terminal shows now. To follow output over several
     turns without re-reading it, use capture_since instead. When more
@@ -197,7 +200,7 @@ async def snapshot_pane(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneSnapshot:
-    """Read a pane's screen together with its cursor, size, mode and process.
+    """Read a pane's screen with its cursor, size, mode and process, in one atomic read.
 
     Use for a one-shot look at a terminal with the context to interpret it
     (is a full-screen program running? where is the cursor?). Screen text
@@ -267,7 +270,8 @@ async def send_keys(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Type into a pane: a command line, text, or a key such as C-c.
+    """Type into a pane: a command line, text, or a key such as C-c (Enter after, by default); then
+    read with capture_since. For a shell command's output and exit status, prefer run_command.
 
     Use to run commands or answer prompts. Keys and Enter go in one tmux
     call. Then read the result with capture_since (or wait for it).

@@ -113,7 +113,9 @@ async def search_panes(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> SearchPanesResult:
-    """Find which panes show some text, and the lines that match.
+    """Find which panes show some text, and the matching lines (a negative content_start reaches
+    into scrollback; while truncated, page with offset). Use when you do not know which pane to
+    read.
 
     Use to locate a pane by what it displays -- a failing test, an error,
     a prompt -- when you do not know which pane to read. Searches the

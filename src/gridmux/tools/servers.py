@@ -84,7 +84,8 @@ async def list_servers(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> list[ServerInfo]:
-    """Find the tmux servers running for this user.
+    """Find the tmux servers running for this user; pass a server's socket_path (or socket_name) to
+    the other tools to work on it.
 
     Use when you do not know which server (socket) holds the sessions you
     need. Scans tmux's socket directory, then the extra paths given.
@@ -136,7 +137,8 @@ async def get_server_info(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> ServerInfo:
-    """Describe a tmux server: alive or not, its socket, session count, version.
+    """Describe a tmux server: alive or not (is_alive=false, not an error), its socket, session
+    count, version.
 
     Use to check a server is running before working on it. A server that
     is not running is reported with is_alive false, not as an error.
@@ -152,7 +154,8 @@ async def kill_server(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Kill a tmux server and every session, window, pane and program on it.
+    """Kill a tmux server you own and everything on it (one already gone is success); kill_session
+    removes one session.
 
     Use only to tear down a whole server you own; kill_session removes a
     single session. Refused when this MCP server itself runs in a pane of

@@ -33,7 +33,7 @@ async def list_sessions(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> list[SessionInfo]:
-    """List the sessions on a tmux server.
+    """List the sessions on a tmux server (none when it is not running).
 
     Use to discover what is running before targeting a session or pane.
     A server that is not running has no sessions (an empty list).
@@ -73,7 +73,8 @@ async def create_session(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> SessionInfo:
-    """Create a detached tmux session (starting the server if needed).
+    """Create a detached session (starting the server if needed); returns it with its active pane
+    id.
 
     Use to get a fresh terminal to work in. Returns the session with its
     active pane id, ready for send_keys and capture_since.
@@ -118,7 +119,7 @@ async def get_session_info(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> SessionInfo:
-    """Describe one session: id, name, window count, attached clients, active pane.
+    """Describe one session: id, name, windows, attached clients, active pane.
 
     Use instead of list_sessions when you need one session. With no
     session given, a server with a single session describes that one.
@@ -175,7 +176,8 @@ async def kill_session(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Kill a session with all its windows, panes and the programs in them.
+    """Kill a session with all its windows, panes and programs; needs the exact session_id or
+    session_name. kill_window removes one window.
 
     Use to tear down a session you own; kill_window removes one window.
     Needs the exact session_id or session_name. Refused when this MCP

@@ -151,7 +151,9 @@ async def wait_for_text(
     context: Context,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WaitForTextResult:
-    """Wait until a pane prints text matching a pattern, or any new output.
+    """Wait until a pane prints new text matching patterns (literal and case-insensitive unless
+    regex or match_case), or any new output; a timeout is a result, not an error. For a command
+    you run yourself, prefer run_command.
 
     Use for output you did not author: a server saying it is ready, a
     build finishing, a prompt coming back. Only output written after the
@@ -246,7 +248,8 @@ async def wait_for_content_change(
     context: Context,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> ContentChangeResult:
-    """Wait until anything on a pane's screen changes.
+    """Wait until anything on a pane's screen changes; a timeout is a result. Use after input when
+    you do not know what the answer looks like; wait_for_text for a known pattern.
 
     Use after sending input when you do not know what the answer will
     look like -- it waits for "something happened" (new text, a redraw,

@@ -44,7 +44,8 @@ async def select_layout(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Rearrange a window's panes with a preset layout or a saved layout string.
+    """Rearrange a window's panes with a preset layout (tiled, even-horizontal, ...) or a layout
+    string saved from window_layout.
 
     Use to tidy panes after splitting, or to restore an arrangement saved
     from window_layout (a layout string needs the same number of panes).
@@ -80,7 +81,8 @@ async def resize_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Set a window's size in cells; its panes are resized to fit.
+    """Set a window's size in cells (its panes resize to fit), to give programs a known terminal
+    size.
 
     Use to give programs a known terminal size. tmux then keeps the
     window at that size (window-size manual) instead of following clients.
@@ -115,7 +117,7 @@ async def move_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Move a window to another index, or into another session.
+    """Move a window to another (free) index, or into another session.
 
     Use to reorder windows or regroup them. The target index must be
     free. Moving a session's only window away ends that session.

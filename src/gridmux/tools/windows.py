@@ -62,7 +62,7 @@ async def list_windows(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> list[WindowInfo]:
-    """List the windows (tabs) of one session, or of every session on the server.
+    """List the windows of one session, or of every session: ids, names, layouts, sizes.
 
     Use to find a window id or see each window's name, layout and size.
     A session target narrows the list to its windows. Reads metadata
@@ -145,7 +145,8 @@ async def create_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Create a window (a new tab with one pane) in a session.
+    """Create a window (a new tab with one pane) in a session; split_window adds a pane to an
+    existing window instead.
 
     Use for a separate full-size terminal; split_window adds a pane to an
     existing window instead. The session must be named unless the server
@@ -191,7 +192,7 @@ async def select_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Make a window its session's current window, by id, index or direction.
+    """Make a window its session's current window, by id, index or direction (next, previous, last).
 
     Use to switch what a client attached to the session shows. next and
     previous wrap around; last goes back to the previously current window.
@@ -273,7 +274,7 @@ async def split_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> PaneInfo:
-    """Split a pane in two and return the new pane (its pane_id is what to use next).
+    """Split a pane in two and return the new pane (use its pane_id next).
 
     Use for a second terminal beside one you watch. Splits pane_id, else
     the active pane of the window named. Focus stays on the old pane.
@@ -323,7 +324,7 @@ async def rename_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> WindowInfo:
-    """Give a window a new name (tmux stops renaming it automatically).
+    """Give a window a new name (tmux stops renaming it automatically); its id stays valid.
 
     Use when a window's purpose changed. Its id stays valid.
     """
@@ -348,7 +349,8 @@ async def kill_window(
     *,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> str:
-    """Kill a window with all its panes and the programs in them.
+    """Kill a window with all its panes and programs; needs the exact window_id. kill_pane removes
+    one pane.
 
     Use to close a window you own; kill_pane removes one pane. Needs the
     exact window_id. Killing a session's last window ends the session.
