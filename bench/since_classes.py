@@ -44,6 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gridmux.app import load_backend
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._protocol import TmuxBackend
 from gridmux.capture import (
@@ -56,6 +57,7 @@ from gridmux.capture import (
     first,
     follow,
 )
+from gridmux.settings import Settings
 
 NUMBER = re.compile(r"^Z(\d{7})$")
 #: Column of the cursor after the status row.
@@ -81,16 +83,6 @@ class Tally:
     longest_cursor: int = 0
     #: what went wrong, for the report (first few)
     notes: list[str] = field(default_factory=list)
-
-    def add(self, other: Tally) -> None:
-        self.reads += other.reads
-        self.exact += other.exact
-        self.silent += other.silent
-        self.needless += other.needless
-        self.shallow += other.shallow
-        self.gone += other.gone
-        self.longest_cursor = max(self.longest_cursor, other.longest_cursor)
-        self.notes += other.notes
 
 
 class Writer:
@@ -118,6 +110,15 @@ class Writer:
         os.close(self.fd)
 
 
+def read_plan(
+    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan
+) -> PaneSnapshot:
+    """One atomic snapshot of the rows ``plan`` names, as the tool takes it."""
+    return backend.snapshot(
+        server, pane_id, start=plan.start, end=plan.end, untrimmed_start=plan.untrimmed_start
+    )
+
+
 class Checker:
     """Follows one pane as ``capture_since`` does and checks every reading."""
 
@@ -131,13 +132,7 @@ class Checker:
         self.tail = ""
 
     def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
-        return self.backend.snapshot(
-            self.server,
-            self.pane_id,
-            start=plan.start,
-            end=plan.end,
-            untrimmed_start=plan.untrimmed_start,
-        )
+        return read_plan(self.backend, self.server, self.pane_id, plan)
 
     def held(self, text: str) -> bool:
         return text in self.backend.snapshot(self.server, self.pane_id, start="-").rows
@@ -335,9 +330,6 @@ def main() -> None:
     if binary is None:
         print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
         raise SystemExit(2)
-    from gridmux.app import load_backend
-    from gridmux.settings import Settings
-
     version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
     print(f"{version.stdout.strip()}\n")
     print(
@@ -360,9 +352,7 @@ def main() -> None:
             )
             return done.stdout
 
-        backend = load_backend(
-            Settings(backend="tmux", tmux_bin=binary, control_mode=mode == "on")
-        )
+        backend = load_backend(Settings(backend="tmux", tmux_bin=binary, control_mode=mode == "on"))
         try:
             tmux("new-session", "-d", "-s", "keep", "exec sleep 100000")
             rig = Rig(backend, ServerRef(socket_path=socket), tmux)

@@ -15,11 +15,10 @@ counted and bounded by how many shallow cursors a class makes.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
-
 from bench.since_classes import Rig, Tally, events, fresh, status, stream
+
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
 
@@ -29,9 +28,10 @@ pytestmark = pytest.mark.tmux
 
 
 @pytest.fixture
-def rig(backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux) -> Iterator[Rig]:
+def rig(backend: TmuxCommandBackend, tmux_server: ServerRef, tmux: RawTmux) -> Rig:
+    """The test server, kept alive by a session of its own while panes come and go."""
     tmux("new-session", "-d", "-s", "keep", "exec sleep 100000")
-    yield Rig(backend, tmux_server, tmux)
+    return Rig(backend, tmux_server, tmux)
 
 
 def clean(tally: Tally, reads: int) -> None:

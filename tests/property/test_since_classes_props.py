@@ -11,32 +11,21 @@ real tmux.
 
 from __future__ import annotations
 
+from bench.since_classes import STATUS, Checker, Tally, line
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.since_classes import STATUS, Checker, Tally, line
-from gridmux.backend import ServerRef
 from gridmux.capture import MIN_EVIDENCE
-from tmuxsim import SimBackend
-
-REF = ServerRef()
+from tests.unit.test_capture_bounded import REF, Pane
 
 
-class SimPane:
+class SimPane(Pane):
     def __init__(self, version: str, *, limit: int, height: int) -> None:
-        self.backend = SimBackend(version=version)
-        self.backend.new_session(REF, name="boot", width=80, height=height, command="cat")
-        self.backend.set_option(REF, "history-limit", str(limit), scope="session", global_=True)
-        session = self.backend.new_session(REF, name="t", width=80, height=height, command="cat")
-        assert session.active_pane_id is not None
-        self.pane_id = session.active_pane_id
+        super().__init__(limit=limit, height=height, version=version)
         self.checker = Checker(self.backend, REF, self.pane_id)
         self.next = 0
 
-    def write(self, text: str) -> None:
-        self.backend.server(REF).pane(self.pane_id).write(text.encode())
-
-    def lines(self, count: int, *, before: str = "") -> None:
+    def numbered(self, count: int, *, before: str = "") -> None:
         self.write(before + "".join(f"{line(self.next + i)}\n" for i in range(count)))
         self.next += count
 
@@ -60,7 +49,7 @@ def test_a_young_cursor_misses_only_while_it_is_young(
     tally = Tally()
     pane.checker.read(tally)
     for count in script:
-        pane.lines(count)
+        pane.numbered(count)
         young = pane.checker.cursor is not None and len(pane.checker.cursor.window) < MIN_EVIDENCE
         before = tally.needless
         pane.checker.read(tally)
@@ -86,14 +75,14 @@ def test_bursts_at_the_limit_onto_a_recurring_status_row(
     bursts = data.draw(st.lists(st.integers(1, largest), min_size=1, max_size=8))
     pane = SimPane(version, limit=limit, height=height)
     tally = Tally()
-    pane.lines(1)
+    pane.numbered(1)
     pane.write(STATUS)
     pane.checker.read(tally)
     for size in bursts:
         cursor = pane.checker.cursor
         deep = cursor is not None and bool(cursor.sentinels)
         exact = tally.exact
-        pane.lines(size, before="\n")
+        pane.numbered(size, before="\n")
         pane.write(STATUS)
         pane.checker.read(tally)
         # A cursor with a row above its window (17 rows above it) is placed exactly.
