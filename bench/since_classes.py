@@ -277,27 +277,30 @@ def events(rig: Rig, rng: random.Random, rounds: int = 170) -> tuple[Tally, Tall
 
 
 def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
-    """Class 4: numbered lines printed continuously while the pane is read."""
+    """Class 4: numbered lines printed while the pane is read: a thread writes
+    1-8 lines as each read starts, so they reach tmux during the read."""
     tally = Tally()
     pane, writer = rig.pane(limit=2000, height=24)
     checker = Checker(rig.backend, rig.server, pane)
     checker.read(tally)
+    go = threading.Semaphore(0)
     done = threading.Event()
     seed = rng.random()
 
     def print_lines() -> None:
         local = random.Random(seed)
-        while not done.is_set():
+        while go.acquire(timeout=60) and not done.is_set():
             writer.lines(local.randint(1, 8))
-            done.wait(0.001)
 
     thread = threading.Thread(target=print_lines)
     thread.start()
     try:
         for _ in range(reads):
+            go.release()
             checker.read(tally)
     finally:
         done.set()
+        go.release()
         thread.join()
     rig.wait(pane, line(writer.next - 1))
     checker.read(tally)  # everything printed is delivered

@@ -43,8 +43,8 @@ def clean(tally: Tally, reads: int) -> None:
 
 
 def test_a_fresh_pane_read_while_a_command_prints(rig: Rig) -> None:
-    tally = fresh(rig, random.Random(1), sessions=25, follow_ups=5)
-    clean(tally, 125)
+    tally = fresh(rig, random.Random(1), sessions=20, follow_ups=5)
+    clean(tally, 100)
     # Every cursor here is shallow (5 follow-ups of 1-3 lines: at most 16
     # rows); those with 6 rows above them or more are placed exactly.
     assert tally.exact > 0
@@ -59,12 +59,12 @@ def test_a_cursor_on_a_recurring_status_row_at_the_limit(rig: Rig) -> None:
 
 
 def test_quiet_rounds_after_clears_resizes_and_limit_changes(rig: Rig) -> None:
-    quiet, evented = events(rig, random.Random(3), rounds=170)
+    quiet, evented = events(rig, random.Random(3), rounds=160)
     clean(quiet, 100)
     clean(evented, 1)
     assert quiet.shallow == evented.shallow == 0
 
 
 def test_streaming_numbered_lines(rig: Rig) -> None:
-    tally = stream(rig, random.Random(4), reads=300)
-    clean(tally, 300)
+    tally = stream(rig, random.Random(4), reads=150)
+    clean(tally, 150)
