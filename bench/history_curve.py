@@ -74,7 +74,7 @@ async def measure(
         writer.flush()
         wait_rows(binary, socket, pane, f"H{size + 23:07d}", time.monotonic() + 60)
         os.environ["GRIDMUX_CONTROL_MODE"] = "on" if control else "off"
-        settings = Settings(socket_path=str(socket), safety="destructive")
+        settings = Settings(socket_path=str(socket), safety="destructive", tmux_bin=binary)
         server = create_server(load_backend(settings), settings)
         times: list[float] = []
         longest = 0

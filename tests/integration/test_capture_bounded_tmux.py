@@ -7,6 +7,7 @@ Whatever it cannot prove goes to the full read (``gridmux.capture._bounded``).
 from __future__ import annotations
 
 import pytest
+from bench.since_classes import read_plan
 
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
@@ -38,13 +39,7 @@ class Bounded:
         self.paths = {"bounded": 0, "full": 0}
 
     def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
-        return self.backend.snapshot(
-            self.server,
-            self.pane_id,
-            start=plan.start,
-            end=plan.end,
-            untrimmed_start=plan.untrimmed_start,
-        )
+        return read_plan(self.backend, self.server, self.pane_id, plan)
 
     def keep(self, reading: Reading) -> Reading:
         self.ledgers.put(reading.cursor.encode(), reading.ledger)

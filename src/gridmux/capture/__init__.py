@@ -1,6 +1,6 @@
 """The sans-IO core of ``capture_since`` (standard library only; a test enforces it)."""
 
-from ._bounded import Ledgers, advance_bounded, bounded_plan
+from ._bounded import Ledgers, advance_bounded, bounded_plan, follow
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
@@ -54,6 +54,7 @@ __all__ = [
     "advance_bounded",
     "bounded_plan",
     "first",
+    "follow",
     "limit_tail",
     "line_cost",
     "parse_cursor",

@@ -40,15 +40,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
+from collections.abc import Callable
 
 from ._core import (
     _UNTRIMMED_START,
+    FOLLOW_PLAN,
     REACH,
     Reading,
     ReadPlan,
     SnapshotView,
     _check_identity,
     _untrimmed,
+    advance,
     deliver,
 )
 from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits
@@ -108,6 +111,27 @@ def advance_bounded(
     kept = ledger[: top * HASH_SIZE]
     fresh = b"".join(rows.hash_range(top, state.history_size))
     return dataclasses.replace(reading, ledger=kept + fresh)
+
+
+def follow(
+    cursor: Cursor,
+    ledger: bytes | None,
+    read: Callable[[ReadPlan], SnapshotView],
+    *,
+    memory: RowMemory | None = None,
+) -> Reading:
+    """A follow-up as ``capture_since`` makes it: the bounded read when
+    ``ledger`` (the cursor's, if the caller kept it) can prove the position,
+    else the full read and the content proof. ``read`` takes one atomic
+    snapshot of the rows a plan names. The reading carries its cursor's ledger."""
+    if ledger is not None:
+        snap = read(bounded_plan())
+        if snap.top == 0:  # the pane's whole grid: the content proof is as cheap
+            return advance(cursor, snap, memory=memory, keep_ledger=True)
+        found = advance_bounded(cursor, ledger, snap, memory=memory)
+        if found is not None:
+            return found
+    return advance(cursor, read(FOLLOW_PLAN), memory=memory, keep_ledger=True)
 
 
 class Ledgers:

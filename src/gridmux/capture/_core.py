@@ -226,8 +226,15 @@ def advance(
 
 def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
     """``reading`` with the ledger of its cursor when ``rows`` hold every
-    history row of a history long enough for a bounded follow-up to pay."""
-    if rows.top != 0 or state.alternate_on or state.history_size <= LEDGER_MIN:
+    history row of a history long enough for a bounded follow-up to pay, and
+    short enough for one to be possible: where tmux may trim, a bounded read
+    never answers (``_bounded``), so hashing every row for it would be waste."""
+    if (
+        rows.top != 0
+        or state.alternate_on
+        or state.history_size <= LEDGER_MIN
+        or not _untrimmed(state)
+    ):
         return reading
     ledger = b"".join(rows.hash_range(0, state.history_size))
     return dataclasses.replace(reading, ledger=ledger)

@@ -14,15 +14,12 @@ from pydantic import Field
 from gridmux.backend import PaneSnapshot
 from gridmux.capture import (
     FIRST_PLAN,
-    FOLLOW_PLAN,
     CursorRejected,
     Reading,
     ReadPlan,
     Refusal,
-    advance,
-    advance_bounded,
-    bounded_plan,
     first,
+    follow,
     limit_tail,
     parse_cursor,
 )
@@ -118,25 +115,20 @@ async def capture_since(
                     f"resolves to {pane.pane_id}",
                 )
         try:
-            ledger = ctx.ledgers.get(cursor)
-            if ledger is not None:
-                # Rows near the screen and the oldest rows only; the full read
-                # below when they cannot prove the position.
-                snap = snapshot(parsed.pane_id, bounded_plan())
-                if snap.top == 0:
-                    return parsed.pane_id, advance(
-                        parsed, snap, memory=ctx.row_memory, keep_ledger=True
-                    )
-                found = advance_bounded(parsed, ledger, snap, memory=ctx.row_memory)
-                if found is not None:
-                    return parsed.pane_id, found
-            snap = snapshot(parsed.pane_id, FOLLOW_PLAN)
+            # Rows near the screen when the ledger can prove the position,
+            # else the full read.
+            reading = follow(
+                parsed,
+                ctx.ledgers.get(cursor),
+                lambda plan: snapshot(parsed.pane_id, plan),
+                memory=ctx.row_memory,
+            )
         except NotFound as exc:
             raise NotFound(
                 f"pane {parsed.pane_id} of this cursor no longer exists",
                 hint="Call capture_since without a cursor on a live pane (see list_panes).",
             ) from exc
-        return parsed.pane_id, advance(parsed, snap, memory=ctx.row_memory, keep_ledger=True)
+        return parsed.pane_id, reading
 
     def guarded() -> tuple[str, Reading]:
         try:
