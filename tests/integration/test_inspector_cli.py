@@ -50,7 +50,9 @@ def inspector(
     command += ["--output-schemas", output_schemas]
     env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(
-        [*command, "--", *request, "--format", "json"],
+        # gridmux starts in about 1.2 s on an idle machine; the Inspector's default
+        # 15 s to connect ran out on a CI machine loaded by three lanes at once.
+        [*command, "--", *request, "--format", "json", "--connect-timeout", "100000"],
         env=env,
         capture_output=True,
         text=True,
