@@ -316,13 +316,15 @@ def test_pane_snapshot_is_the_listing_record_and_a_snapshot_in_one_read(
     pane_id = made.active_pane_id
     assert pane_id is not None
     backend.set_pane_title(tmux_server, pane_id, title)
-    # the pane must be still between the reads compared below: cat, after hello
+    # the pane must be still between the reads compared below: cat, after hello,
+    # and the window named after it (tmux renames it on a timer of its own)
     wait_until(
         lambda: (
-            backend.list_panes(tmux_server)[0].current_command == "cat"
+            (pane := backend.list_panes(tmux_server)[0]).current_command == "cat"
+            and pane.window_name == "cat"
             and backend.snapshot(tmux_server, pane_id).rows[0] == "hello"
         ),
-        what="cat waiting after hello",
+        what="cat waiting after hello, its window renamed",
     )
     info, snap = backend.pane_snapshot(tmux_server, pane_id, start="-")
     (listed,) = backend.list_panes(tmux_server)
