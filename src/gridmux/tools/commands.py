@@ -10,41 +10,65 @@ run_command, step by step:
    program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
    fish, csh and friends never), no continuation prompt. Otherwise refuse
    with nothing typed and the claim given back. Take a capture_since cursor.
-2. Type ONE line at the shell prompt, then Enter::
+2. Write the run's script, ``T``, into this process's private directory
+   (``_run_script``: made 0700 by ``mkdtemp``, the file created 0600 with
+   ``O_EXCL``), then type ONE short line at the prompt, then Enter::
 
-       [ ]eval '<command>'; tmux set-option -p -t %N @gridmux-status-T "$?" \\;
-           wait-for -S gridmux-T \\; wait-for gridmux-T-ack \\;
-           set-option -p -u -t %N @gridmux-status-T
+       [space]. '/tmp/gridmux-XXXX/T'
 
-   ``T`` is a fresh random token. ``eval`` runs the command in the shell
-   itself (``cd`` and ``export`` persist; a trailing comment or ``&`` cannot
-   swallow what follows), and its status is the command's. The ``tmux``
-   client reaches the pane's own server through ``$TMUX``: it stores the
-   status in a private pane option, signals ``gridmux-T``, and then waits for
-   our acknowledgement before the shell prints its next prompt. It also
+   ``T`` is a fresh random token. The leading space keeps the line out of
+   the history of shells that skip such lines (bash's
+   ``HISTCONTROL=ignorespace``, zsh's ``HIST_IGNORE_SPACE``). Agent text is
+   never typed and never reaches tmux: it is only in the file. The shell
+   sources the script, in the shell itself (``cd`` and ``export``
+   persist), which runs::
+
+       printf '\\033[<R>A\\033[<X+1>G\\033[J%s\\n' '<command, as shown>'
+       [history -s -- '<command>']           (suppress_history off: bash;
+                                              zsh and ksh: print -rs --)
+       eval '<command>'
+       tmux set-option -p -t %N @gridmux-status-T "$?" \\;
+           run-shell -b -d 5 -C "<release>" \\; wait-for -S gridmux-T \\;
+           wait-for gridmux-T-ack \\; set-option -p -u -t %N @gridmux-status-T \\;
+           <clear a timed-out claim>
+
+   The first line redraws the echoed line in place: up the ``R`` rows it
+   took (from the prompt's cursor column ``X`` and the pane's width, as
+   read in step 1), to column ``X``, erase to the end of the screen, then
+   the command as a person would have typed it after the prompt, with its
+   control characters in caret notation (``^[``) so none reaches the
+   terminal. The prompt itself is never touched. ``eval`` runs the command
+   (a trailing comment or ``&`` cannot swallow what follows), and its
+   status is the command's. The ``tmux`` client reaches the pane's own
+   server through ``$TMUX``: it prints nothing, stores the status in a
+   private pane option, signals ``gridmux-T``, and then waits for our
+   acknowledgement before the shell prints its next prompt. It also
    schedules, in tmux itself (``run-shell -b -d 5 -C``), an ``if-shell -F``
-   that signals the acknowledgement if the status option is still there after
-   ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell held.
-   After a timed-out run it clears that run's ``x.`` claim.
+   that signals the acknowledgement if the status option is still there
+   after ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell
+   held. After a timed-out run it clears that run's ``x.`` claim. So the
+   pane ends up showing the prompt, the command and its output, nothing of
+   gridmux. The script is deleted when the run is over; a timed-out run's
+   when the pane's shell is next proven back at its prompt (step 1); the
+   directory at exit.
 3. Wait for ``gridmux-T`` through the backend (tmux holds a signal sent
    before anyone waits, so the order cannot race), in slices of a second,
    checking between slices that the pane is still alive. Completion and the
    exit status come from the pane option, never from the screen.
 4. While the shell is held, read the pane: the capture core returns every
-   row written since the cursor (also rows that scrolled into history). The
-   echoed command line -- however many rows it wraps over -- is found by
-   the token it carries: rows are concatenated with whitespace removed
-   until the end of the typed line appears, and everything after that row
-   is output. When the core cannot prove the delta (a young cursor,
-   repetitive output above the prompt), the token still pins the command's
-   start, so the output is exact as long as the echoed line is retained;
-   if it was trimmed or cleared, every row still retained is output, and
-   ``lines_missed`` says the head is gone. The prompt has not been drawn
-   yet, so there is none to strip. The output rows are then re-read with
-   wrapped rows joined (when the pane provably did not change in between).
-   Commands are single lines: a shell reading in cooked mode (dash) prints
-   its ``> `` continuation prompts only after the tty has echoed the whole
-   text, so they would land in the output.
+   row written since the cursor (also rows that scrolled into history),
+   starting at the prompt's row, where the redrawn command starts. The
+   command -- however many rows it wraps over -- is skipped by its text:
+   rows are concatenated with whitespace removed until the whole command
+   appears, and everything after that row is output. When the core cannot
+   prove the delta (a young cursor, repetitive output above the prompt),
+   the prompt's row is still known by its index if tmux provably moved no
+   row since (no trim at history-limit, no clear, no resize), so the output
+   is exact. Otherwise no row is known to be the command's: every row still
+   retained is output, and ``lines_missed`` says the head is gone. The
+   prompt has not been drawn yet, so there is none to strip. The output
+   rows are then re-read with wrapped rows joined (when the pane provably
+   did not change in between). Commands are single lines.
 5. Signal ``gridmux-T-ack``: the shell removes the option and prints its
    prompt. This happens on every path, also after a timeout, when it is a
    signal held for later: the command keeps running (it is never
@@ -68,10 +92,12 @@ are picked out of the second read by walking up from the bottom
 again as in step 4. A timeout, a cancelled call or a shell that is gone
 ends the wait with one more process (``wait-for -S``).
 
-Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt
-(checked, see step 1; a partial line typed at the prompt is not visible to
-tmux and not detected), with ``tmux`` on its PATH and ``$TMUX`` set (tmux
-sets it). Output the
+Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh; fish and other
+shells are refused) idle at its prompt (checked, see step 1; a partial line
+typed at the prompt is not visible to tmux and not detected), on this
+machine as this user (it reads the script), with ``tmux`` on its PATH and
+``$TMUX`` set (tmux sets it), whose line editor echoes the typed line from
+the prompt's cursor column (bash, zsh, dash and ksh do). Output the
 shell has written is in the grid by the time tmux handles the signal, since
 the shell writes it before it even starts the tmux client.
 """
@@ -122,6 +148,7 @@ from ._observe_models import (
 )
 from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import guarded
+from ._run_script import SCRIPTS
 from ._shells import Busy, Claim, Released, claim, give_back
 from ._waiting import Progress, Timeout
 
@@ -180,7 +207,12 @@ async def run_command(
     max_lines: MaxLines = None,
     suppress_history: Annotated[
         bool,
-        Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
+        Field(
+            description="Keep the command out of the shell's history: gridmux types a line "
+            "that starts with a space (skipped with bash's HISTCONTROL=ignorespace, zsh's "
+            "HIST_IGNORE_SPACE). Off, the command itself is added to bash's, zsh's or "
+            "ksh's history."
+        ),
     ] = True,
     nested_shell: Annotated[
         bool,
@@ -204,11 +236,12 @@ async def run_command(
     command finishes and returns exit_status ($?) and exactly what the
     command printed (also output that scrolled past the screen), without
     the command line or the next prompt. The command runs in the pane's
-    shell itself, so cd and export persist. On timeout the result says
+    shell itself, so cd and export persist, and the pane afterwards shows
+    the prompt, the command as if typed and its output -- nothing else. On timeout the result says
     timed_out (not an error) with the output so far; the command keeps
     running (still_running) and the pane stays usable -- send C-c with
     send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
-    dash, ksh) at its prompt: a pane running another program (cat, vim,
+    dash, ksh; not fish) at its prompt: a pane running another program (cat, vim,
     python, sudo's password prompt), in copy mode, on the alternate screen,
     at a continuation prompt, in a window with synchronize-panes on, or
     running another run_command is refused and nothing is typed
@@ -252,7 +285,7 @@ async def run_command(
         row = snap.rows[state.history_size + state.cursor_y - snap.top]
         check_at_prompt(pane, row, nested_shell=nested_shell, foreground=foreground)
 
-    def begin() -> tuple[str, Claim, PaneSnapshot]:
+    def begin() -> tuple[str, Claim, PaneInfo, PaneSnapshot]:
         """Claim the pane, wait for the previous run's prompt, check the pane."""
         target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
         check_not_caller(ctx, server, target)
@@ -269,17 +302,31 @@ async def run_command(
                 await_prompt(ctx, server, target, previous)
                 pane, snap = read_pane(target)
             check_pane(target, pane, snap)
-            return target, held, snap
+            # The shell is at its prompt: a timed-out run's script is read.
+            leftover = ctx.shells.scripts.pop((server, target), None)
+            if leftover is not None:
+                SCRIPTS.discard(leftover)
+            return target, held, pane, snap
         except BaseException:
             with contextlib.suppress(GridmuxError):
                 give_back(ctx.backend, held, typed=False)
             raise
 
-    target, held, snap = await ctx.call(guarded(begin))
-    line = typed_line(command, target, token, suppress_history=suppress_history)
+    target, held, pane, snap = await ctx.call(guarded(begin))
+    line = typed_line(
+        command,
+        target,
+        token,
+        suppress_history=suppress_history,
+        script_path=SCRIPTS.path_for(token),
+        cursor_x=pane.cursor_x,
+        width=snap.state.width,
+        shell=pane.current_command,
+    )
     outcome: list[RunCommandResult] = []
     typed = False
     try:
+        SCRIPTS.write(line.script_path, line.script)
         if ctx.backend.typed_runs_in_one_list():
             typed = True  # the list may type it, whatever else happens
             outcome.append(
@@ -300,6 +347,11 @@ async def run_command(
             )
     finally:
         abandoned = bool(outcome) and outcome[0].still_running
+        if typed and (abandoned or not outcome):
+            # The shell may still read it: deleted once it is back at its prompt.
+            ctx.shells.scripts[(server, target)] = line.script_path
+        else:
+            SCRIPTS.discard(line.script_path)
         with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
             await ctx.call(lambda: give_back(ctx.backend, held, abandoned=abandoned, typed=typed))
     return outcome[0]
