@@ -113,7 +113,7 @@ def start_shell(shell: str, server: libtmux.Server, home: Path) -> str:
     prompting ``$ `` (zsh takes its prompt from a private ``.zshrc``)."""
     path = shutil.which(shell)
     assert path is not None, f"{shell} is part of the test machine's setup (./run installs it)"
-    (home / ".zshrc").write_text("PS1='$ '\nunsetopt PROMPT_SP\n")
+    (home / ".zshrc").write_text("PS1='$ '\nunsetopt PROMPT_SP\nsetopt HIST_IGNORE_SPACE\n")
     command = {
         "bash": f"{path} --norc --noprofile -i",
         "zsh": f"{path} -d -i",
@@ -123,7 +123,12 @@ def start_shell(shell: str, server: libtmux.Server, home: Path) -> str:
         shell,
         x=80,
         y=24,
-        environment={"PS1": "$ ", "HISTFILE": "/dev/null", "ZDOTDIR": str(home)},
+        environment={
+            "PS1": "$ ",
+            "HISTFILE": "/dev/null",
+            "HISTCONTROL": "ignorespace",
+            "ZDOTDIR": str(home),
+        },
         window_command=command,
     )
     pane = session.active_pane
@@ -164,6 +169,27 @@ async def test_supported_shells(
         lambda: [r for r in backend.snapshot(tmux_server, pane_id).rows if r] == expected,
         what=f"only the commands and their output in {shell}'s pane",
     )
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_history_holds_the_command_never_gridmux_line(
+    shell: str,
+    server: libtmux.Server,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    tmp_path: Path,
+) -> None:
+    pane_id = start_shell(shell, server, tmp_path)
+    wait_until(
+        lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "$", what=f"{shell}'s prompt"
+    )
+    await call(client, "run_command", command="echo kept", pane_id=pane_id, suppress_history=False)
+    await call(client, "run_command", command="echo skipped", pane_id=pane_id)
+    listed = await call(client, "run_command", command="fc -l -10", pane_id=pane_id)
+    entries = [line.split(None, 1)[1].strip() for line in listed["output"]]
+    assert entries == ["echo kept"]
 
 
 @pytest.mark.parametrize("shell", POSIX)
