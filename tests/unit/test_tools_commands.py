@@ -67,8 +67,10 @@ async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for
     backend.set_option(REF, "history-limit", "100", scope="session", global_=True)
     pane = new_pane(backend, height=10)
     backend.server(REF).pane(pane).write("".join(f"r{i}\n" for i in range(200)).encode())
+    # A pipe of the user's: run_command reads the screen, which this is about.
+    backend.pipe_pane(REF, pane, "cat >> /dev/null")
     replay = "; ".join(f"echo r{i}" for i in range(150, 200))
-    out = await run(client, pane, f"seq 1 150; {replay}")
+    out = await run(client, pane, f"seq 1 150; {replay}", max_lines=None)
     assert out["exit_status"] == 0
     assert out["lines_missed"] is True
     assert out["output"][-50:] == [f"r{i}" for i in range(150, 200)]
@@ -395,13 +397,20 @@ def test_typed_line_sources_a_script_that_redraws_and_evals_the_command() -> Non
     )
     # Nothing of the command is typed: only the script's path, after a space.
     assert line.text == " . '/p/t'"
-    redraw, run, finish = line.script.splitlines()
+    redraw, run, save, end, finish, unset = line.script.splitlines()
+    # After the command: its status kept, the pipe's end marker, the report.
+    assert (save, end, unset) == (
+        "_gridmux_t=$?",
+        r"printf '\033]gridmux-t-end\007'",
+        "unset _gridmux_t",
+    )
+    assert line.pipe_command == "exec cat >> '/p/t.pipe'"
     # The typed line took 2 rows (2 + 9 cells in 10): up 2, to column 3, erase
     # below, and the command as a person would have typed it.
     quoted = r"'echo '\''x'\'''"
-    assert redraw == r"printf '\033[2A\033[3G\033[J%s\n' " + quoted
+    assert redraw == r"printf '\033[2A\033[3G\033[J%s\n\033]gridmux-t-start\007' " + quoted
     assert run == "eval " + quoted
-    assert finish.startswith('tmux set-option -p -t %1 @gridmux-status-t "$?"')
+    assert finish.startswith('tmux set-option -p -t %1 @gridmux-status-t "$_gridmux_t"')
     assert line.status_option == "@gridmux-status-t"
     assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
     assert line.needle == "echo'x'"
@@ -416,9 +425,9 @@ def test_typed_line_adds_the_command_to_history_only_when_asked(
 ) -> None:
     kept = typed_line("ls", "%1", "t", suppress_history=False, script_path="/p/t", shell=shell)
     skipped = typed_line("ls", "%1", "t", suppress_history=True, script_path="/p/t", shell=shell)
-    assert len(skipped.script.splitlines()) == 3
+    assert len(skipped.script.splitlines()) == 6
     lines = kept.script.splitlines()
-    assert (lines[1] if len(lines) == 4 else None) == added
+    assert (lines[1] if len(lines) == 7 else None) == added
 
 
 def test_the_redrawn_command_carries_no_control_character() -> None:
@@ -443,17 +452,18 @@ async def test_each_runs_script_is_private_and_removed_when_no_longer_needed(
     assert isinstance(clock, ManualClock)
     pane = new_pane(backend)
     await run(client, pane, "echo done")
-    ((path, mode, directory),) = written
-    assert (mode, directory) == (0o600, 0o700)
-    assert not os.path.exists(path)  # the run is over
+    (path, mode, directory), (pipe, pipe_mode, _) = written
+    assert pipe == path + ".pipe"  # what tmux pipes the pane's output to
+    assert (mode, pipe_mode, directory) == (0o600, 0o600, 0o700)
+    assert not os.path.exists(path) and not os.path.exists(pipe)  # the run is over
     out = await run(client, pane, "sleep 10", timeout=1)
     assert out["still_running"] is True
-    slow = written[-1][0]
+    slow = written[-2][0]
     assert os.path.exists(slow)  # the shell may still be reading it
     clock.advance(10)
     await run(client, pane, "true")
     assert not os.path.exists(slow)  # its shell was back at its prompt
-    taken = written[-1][0] + "0"
+    taken = written[-2][0] + "0"
     write(taken, "")
     with pytest.raises(FileExistsError):  # never written through an existing file
         write(taken, "mine")

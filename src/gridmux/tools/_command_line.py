@@ -15,6 +15,7 @@ from gridmux.capture import Cursor, RowMemory, advance, untrimmed
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
 from ._context import ToolContext, tool_error
+from ._run_output import markers, printf_text
 from ._shells import CLAIM_OPTION
 
 
@@ -31,6 +32,13 @@ class TypedLine:
     #: What the shell sources (written to ``script_path`` before typing).
     script: str
     script_path: str
+    #: Where ``pipe-pane`` copies the pane's output to (``_run_output``).
+    pipe_path: str
+
+    @property
+    def pipe_command(self) -> str:
+        """The shell command ``pipe-pane`` runs: append to ``pipe_path``."""
+        return "exec cat >> " + shell_quote(self.pipe_path)
 
 
 def shell_quote(text: str) -> str:
@@ -81,8 +89,9 @@ def typed_line(
     # still waits: an acknowledged run leaves no signal behind.
     still_held = f"##{{!=:##{{{status}}},}}"
     release = f"if -F -t {pane_id} '{still_held}' 'wait-for -S {ack}'"
+    saved = f"_gridmux_{token}"
     finish = (
-        f'tmux set-option -p -t {pane_id} {status} "$?"'
+        f'tmux set-option -p -t {pane_id} {status} "${saved}"'
         f' \\; run-shell -b -d {HOLD_LIMIT} -C "{release}"'
         f" \\; wait-for -S {done} \\; wait-for {ack}"
         f" \\; set-option -p -u -t {pane_id} {status}"
@@ -97,14 +106,23 @@ def typed_line(
     # The echoed line took this many rows from the prompt's row down (the
     # cursor is on the row below); redraw the command from the prompt's end.
     rows = max(1, -(-(cursor_x + len(text)) // max(1, width)))
-    redraw = f"printf '\\033[{rows}A\\033[{cursor_x + 1}G\\033[J%s\\n' {shell_quote(shown)}"
+    start, end = (printf_text(marker) for marker in markers(token))
+    redraw = f"printf '\\033[{rows}A\\033[{cursor_x + 1}G\\033[J%s\\n{start}' " + shell_quote(shown)
     history = _HISTORY.get(shell.lstrip("-"))
     lines = [redraw]
     if not suppress_history and history is not None:
         lines.append(history + shell_quote(command))
-    lines += ["eval " + shell_quote(command), finish]
+    lines += [
+        "eval " + shell_quote(command),
+        f"{saved}=$?",
+        f"printf '{end}'",
+        finish,
+        f"unset {saved}",
+    ]
     script = "\n".join(lines) + "\n"
-    return TypedLine(text, status, done, ack, squash(shown), script, script_path)
+    return TypedLine(
+        text, status, done, ack, squash(shown), script, script_path, script_path + ".pipe"
+    )
 
 
 def squash(text: str) -> str:
@@ -202,6 +220,8 @@ class Output:
     lines_missed: bool
     #: the pane while the shell was still held: its prompt moves the cursor
     held: PaneState
+    #: where the whole output can be read (it came through the pipe)
+    uri: str | None = None
 
 
 def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:

@@ -10,9 +10,14 @@ run_command, step by step:
    program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
    fish, csh and friends never), no continuation prompt. Otherwise refuse
    with nothing typed and the claim given back. Take a capture_since cursor.
-2. Write the run's script, ``T``, into this process's private directory
-   (``_run_script``: made 0700 by ``mkdtemp``, the file created 0600 with
-   ``O_EXCL``), then type ONE short line at the prompt, then Enter::
+2. Write the run's script, ``T``, and an empty ``T.pipe`` into this
+   process's private directory (``_run_script``: made 0700 by ``mkdtemp``,
+   each file created 0600 with ``O_EXCL``). Pipe the pane's output into
+   ``T.pipe`` (``pipe-pane 'exec cat >> T.pipe'`` inside
+   ``if-shell -F '#{?pane_pipe,,1}'``, read in the same list: only a pane
+   with no pipe gets ours; a user's pipe is never replaced or closed, the
+   run then reads the screen, step 4). Then type ONE short line at the
+   prompt, then Enter::
 
        [space]. '/tmp/gridmux-XXXX/T'
 
@@ -23,21 +28,27 @@ run_command, step by step:
    sources the script, in the shell itself (``cd`` and ``export``
    persist), which runs::
 
-       printf '\\033[<R>A\\033[<X+1>G\\033[J%s\\n' '<command, as shown>'
+       printf '\\033[<R>A\\033[<X+1>G\\033[J%s\\n<start>' '<command, as shown>'
        [history -s -- '<command>']           (suppress_history off: bash;
                                               zsh and ksh: print -rs --)
        eval '<command>'
-       tmux set-option -p -t %N @gridmux-status-T "$?" \\;
+       _gridmux_T=$?
+       printf '<end>'
+       tmux set-option -p -t %N @gridmux-status-T "$_gridmux_T" \\;
            run-shell -b -d 5 -C "<release>" \\; wait-for -S gridmux-T \\;
            wait-for gridmux-T-ack \\; set-option -p -u -t %N @gridmux-status-T \\;
            <clear a timed-out claim>
+       unset _gridmux_T
 
    The first line redraws the echoed line in place: up the ``R`` rows it
    took (from the prompt's cursor column ``X`` and the pane's width, as
    read in step 1), to column ``X``, erase to the end of the screen, then
    the command as a person would have typed it after the prompt, with its
    control characters in caret notation (``^[``) so none reaches the
-   terminal. The prompt itself is never touched. ``eval`` runs the command
+   terminal. The prompt itself is never touched. ``<start>`` and ``<end>``
+   are OSC sequences (``ESC ] gridmux-T-start BEL``) that tmux drops from
+   the screen (their number is no number) and the pipe keeps: they frame the
+   command's output in ``T.pipe``. ``eval`` runs the command
    (a trailing comment or ``&`` cannot swallow what follows), and its
    status is the command's. The ``tmux`` client reaches the pane's own
    server through ``$TMUX``: it prints nothing, stores the status in a
@@ -69,6 +80,22 @@ run_command, step by step:
    prompt has not been drawn yet, so there is none to strip. The output
    rows are then re-read with wrapped rows joined (when the pane provably
    did not change in between). Commands are single lines.
+
+   When the run's pipe is open and the command finished, its output is
+   taken from the pipe instead (``_run_output``): once the end marker has
+   come through (tmux writes the pipe asynchronously; up to 3 s), the pipe
+   is closed and the bytes between the markers become lines (escape
+   sequences dropped, a carriage return overwriting its line, tabs to
+   columns of 8, trailing blanks trimmed). That is every line the command
+   printed, whatever ``history-limit`` and the screen kept, so
+   ``lines_missed`` is false. The bytes are kept (0600, beside the script)
+   for the resource ``tmux://runs/T/output`` the result names as
+   ``full_output``: the last 16 runs, 64 MiB at most; older ones are deleted,
+   all at exit. The result holds the newest ``max_lines`` (200) lines within
+   ``max_bytes`` (64,000), with ``output_truncated_lines`` and
+   ``output_truncated_bytes`` saying what was left out. A timed-out run, or
+   one whose end never came through, reads the screen (no ``full_output``);
+   its pipe is closed all the same.
 5. Signal ``gridmux-T-ack``: the shell removes the option and prints its
    prompt. This happens on every path, also after a timeout, when it is a
    signal held for later: the command keeps running (it is never
@@ -86,7 +113,8 @@ Without a control-mode client every command list is a tmux process, so
 steps 1-5 then go as ONE list (``TmuxBackend.type_and_wait``): the reads,
 an ``if-shell`` that types only into a pane that takes a line (and whose
 previous prompt is drawn), the wait, the status, every row both as is and
-with wrapped rows joined, and the release. The joined lines of the output
+with wrapped rows joined, and the release; opening the pipe is part of it
+too, closing it one more process. The joined lines of the output
 are picked out of the second read by walking up from the bottom
 (``joined_lines``); when that cannot be told for sure, the output is read
 again as in step 4. A timeout, a cancelled call or a shell that is gone
@@ -146,8 +174,9 @@ from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import (
     RunCommandResult,
 )
-from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import guarded
+from ._run_output import OUTPUTS, output_uri, piped_output, terminal_lines
 from ._run_script import SCRIPTS
 from ._shells import Busy, Claim, Released, claim, give_back
 from ._waiting import Progress, Timeout
@@ -204,7 +233,18 @@ async def run_command(
     session_id: SessionId = None,
     window_id: WindowId = None,
     timeout: Timeout = 30.0,
-    max_lines: MaxLines = None,
+    max_lines: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description="Return at most this many of the newest lines (null: all); the "
+            "whole output stays readable at full_output.",
+        ),
+    ] = 200,
+    max_bytes: Annotated[
+        int | None,
+        Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
+    ] = 64000,
     suppress_history: Annotated[
         bool,
         Field(
@@ -234,21 +274,22 @@ async def run_command(
 
     Use for commands you author in a shell pane: it waits until the
     command finishes and returns exit_status ($?) and exactly what the
-    command printed (also output that scrolled past the screen), without
-    the command line or the next prompt. The command runs in the pane's
-    shell itself, so cd and export persist, and the pane afterwards shows
-    the prompt, the command as if typed and its output -- nothing else. On timeout the result says
+    command printed (every line, also what scrolled past history-limit),
+    without the command line or the next prompt. The result keeps the
+    newest max_lines (200) lines; full_output names a resource with all of
+    them. The command runs in the pane's shell itself, so cd and export
+    persist, and the pane afterwards shows the prompt, the command as if
+    typed and its output -- nothing else. On timeout the result says
     timed_out (not an error) with the output so far; the command keeps
     running (still_running) and the pane stays usable -- send C-c with
     send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
-    dash, ksh; not fish) at its prompt: a pane running another program (cat, vim,
-    python, sudo's password prompt), in copy mode, on the alternate screen,
-    at a continuation prompt, in a window with synchronize-panes on, or
-    running another run_command is refused and nothing is typed
-    (nested_shell=true for a shell started in the pane's shell; not one
-    through ssh or sudo). max_lines keeps the newest lines. For
-    long-running programs you only watch, use capture_since or wait_for_text
-    instead.
+    dash, ksh; not fish) at its prompt: a pane running another program
+    (cat, vim, python, sudo's password prompt), in copy mode, on the
+    alternate screen, at a continuation prompt, in a window with
+    synchronize-panes on, or running another run_command is refused and
+    nothing is typed (nested_shell=true for a shell started in the pane's
+    shell; not one through ssh or sudo). For long-running programs you only
+    watch, use capture_since or wait_for_text instead.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)
@@ -325,27 +366,32 @@ async def run_command(
     )
     outcome: list[RunCommandResult] = []
     typed = False
+    pipe = Pipe(ctx, server, target, line, token)
+    bounds = (max_lines, max_bytes)
     try:
         SCRIPTS.write(line.script_path, line.script)
+        SCRIPTS.write(line.pipe_path, "")  # tmux's ``cat >>`` appends to this private file
         if ctx.backend.typed_runs_in_one_list():
             typed = True  # the list may type it, whatever else happens
             outcome.append(
-                await _run_in_one_list(
-                    ctx, server, target, line, started, timeout, max_lines, context
-                )
+                await _run_in_one_list(ctx, target, line, started, timeout, bounds, context, pipe)
             )
         else:
             cursor = first(snap, memory=ctx.row_memory).cursor
+            pipe.opened = await ctx.call(
+                lambda: ctx.backend.open_pipe(server, target, line.pipe_command)
+            )
             await ctx.call(
                 lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
             )
             typed = True
             outcome.append(
-                await _finish(
-                    ctx, server, target, cursor, line, started, timeout, max_lines, context
-                )
+                await _finish(ctx, target, cursor, line, started, timeout, bounds, context, pipe)
             )
     finally:
+        with anyio.CancelScope(shield=True):
+            await ctx.call(pipe.close)
+        SCRIPTS.discard(line.pipe_path)
         abandoned = bool(outcome) and outcome[0].still_running
         if typed and (abandoned or not outcome):
             # The shell may still read it: deleted once it is back at its prompt.
@@ -357,22 +403,54 @@ async def run_command(
     return outcome[0]
 
 
+class Pipe:
+    """The run's ``pipe-pane`` into its private file (``_run_output``), when
+    it ``opened`` one: the pane had no pipe of its user's."""
+
+    def __init__(
+        self, ctx: ToolContext, server: ServerRef, target: str, line: TypedLine, token: str
+    ) -> None:
+        self.ctx, self.server, self.target, self.line, self.token = ctx, server, target, line, token
+        self.opened = False
+
+    def close(self) -> None:
+        """Stop piping, if this run's pipe is open (never a user's)."""
+        if self.opened:
+            self.opened = False
+            with contextlib.suppress(GridmuxError):
+                self.ctx.backend.pipe_pane(self.server, self.target, None)
+
+    def output(self, screen: Output, status: int | None) -> Output:
+        """The command's whole output from the pipe, kept for the resource, if
+        it finished and its end came through the pipe; else ``screen``."""
+        if not self.opened or status is None:
+            return screen
+        data = piped_output(self.line.pipe_path, self.token)
+        self.close()
+        if data is None:
+            return screen
+        OUTPUTS.keep(self.token, self.line.script_path + ".out", data)
+        return Output(terminal_lines(data), False, screen.held, output_uri(self.token))
+
+
 async def _finish(
     ctx: ToolContext,
-    server: ServerRef,
     target: str,
     cursor: Cursor,
     line: TypedLine,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
     context: Context,
+    pipe: Pipe,
 ) -> RunCommandResult:
+    server = pipe.server
     progress = Progress(context, started, timeout, f"running a command in pane {target}")
     output: Output | None = None
     try:
         status = await _wait(ctx, server, target, line, timeout, progress)
-        output = await ctx.call(guarded(lambda: collect(ctx, server, target, cursor, line)))
+        screen = await ctx.call(guarded(lambda: collect(ctx, server, target, cursor, line)))
+        output = await ctx.call(lambda: pipe.output(screen, status))
     finally:
         # Always release the shell; a server that is gone has nobody waiting.
         with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
@@ -382,7 +460,7 @@ async def _finish(
                 output.held, time.monotonic() + _SETTLE
             )
     assert output is not None  # else the read raised
-    return _result(target, status, output, started, timeout, max_lines)
+    return _result(target, status, output, started, timeout, bounds)
 
 
 def await_prompt(ctx: ToolContext, server: ServerRef, target: str, previous: Released) -> None:
@@ -393,22 +471,26 @@ def await_prompt(ctx: ToolContext, server: ServerRef, target: str, previous: Rel
 
 async def _run_in_one_list(
     ctx: ToolContext,
-    server: ServerRef,
     target: str,
     line: TypedLine,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
     context: Context,
+    pipe: Pipe,
 ) -> RunCommandResult:
     """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
     the reads before typing, the typing, the wait and the reads after it,
     for a backend that starts a tmux process per list. The pane is claimed
     and checked already; the list checks again that it takes a line."""
-    shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
+    server = pipe.server
+    shell = LineToType(
+        line.text, line.status_option, line.done_channel, line.ack_channel, line.pipe_command
+    )
     progress = Progress(context, started, timeout, f"running a command in pane {target}")
     await progress.report(force=True)
     run = await _type_and_wait(ctx, server, target, shell, None, timeout, progress)
+    pipe.opened = run.piped
     if not run.typed:
         checked(lambda: check_typeable(ctx, server, run.pane))
     if run.after is None or not run.typed:
@@ -421,11 +503,12 @@ async def _run_in_one_list(
         dead = await ctx.call(lambda: _reaped(ctx, server, target, after.state))
         raise tool_error(shell_exited(target, dead))
     cursor = first(run.before, memory=ctx.row_memory).cursor
-    output = await ctx.call(
+    screen = await ctx.call(
         guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
     )
+    output = await ctx.call(lambda: pipe.output(screen, status))
     ctx.shells.released[(server, target)] = Released(output.held, time.monotonic() + _SETTLE)
-    return _result(target, status, output, started, timeout, max_lines)
+    return _result(target, status, output, started, timeout, bounds)
 
 
 async def _type_and_wait(
@@ -484,9 +567,9 @@ def _result(
     output: Output,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
 ) -> RunCommandResult:
-    limited = limit_tail(tuple(output.lines), max_lines, None)
+    limited = limit_tail(tuple(output.lines), *bounds)
     return RunCommandResult(
         pane_id=target,
         exit_status=status,
@@ -496,6 +579,8 @@ def _result(
         output=list(limited.lines),
         output_truncated=limited.truncated,
         output_truncated_lines=limited.truncated_lines,
+        output_truncated_bytes=limited.truncated_bytes,
+        full_output=output.uri,
         lines_missed=output.lines_missed,
         effective_timeout=timeout,
     )
