@@ -12,6 +12,7 @@ from fastmcp import Client
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools._run_script import SCRIPTS
 from tests.contract.conftest import PROMPT, Eventually, Side
+from tests.contract.pane_views import written_rows
 from tests.contract.test_commands import new_pane, run
 
 WIDTH = 40
@@ -30,13 +31,6 @@ async def capture(client: Client, pane: str) -> list[str]:  # type: ignore[type-
         "capture_pane", {"pane_id": pane, "start": -1000, "max_lines": 2000}
     )
     return str(result.content[0].text).splitlines()
-
-
-def shown(backend: TmuxBackend, ref: ServerRef, pane: str) -> list[str]:
-    rows = list(backend.snapshot(ref, pane, start="-").rows)
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows
 
 
 async def test_twenty_runs_leave_only_prompts_commands_and_output(
@@ -70,7 +64,7 @@ async def test_twenty_runs_leave_only_prompts_commands_and_output(
                 clock.advance(1.5)
             expected += [*wrapped(PROMPT + slow), "slow", "late"]
             await eventually(
-                lambda: shown(backend, ref, pane)[-2:] == ["late", PROMPT.rstrip()],
+                lambda: written_rows(backend, ref, pane)[-2:] == ["late", PROMPT.rstrip()],
                 timeout=10.0,
                 what="the timed-out command finished and its prompt drawn",
             )
@@ -81,7 +75,7 @@ async def test_twenty_runs_leave_only_prompts_commands_and_output(
             expected += wrapped(line)
     expected.append(PROMPT.rstrip())
     await eventually(
-        lambda: shown(backend, ref, pane)[-1:] == [PROMPT.rstrip()], what="the last prompt"
+        lambda: written_rows(backend, ref, pane)[-1:] == [PROMPT.rstrip()], what="the last prompt"
     )
     rows = await capture(client, pane)
     private = os.path.dirname(SCRIPTS.path_for("0"))

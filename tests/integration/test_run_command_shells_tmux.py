@@ -18,6 +18,7 @@ from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.tools._shells import CLAIM_OPTION
+from tests.contract.pane_views import written_rows
 from tests.mcp_calls import call, call_error
 
 from .conftest import WaitUntil, control_mode
@@ -143,20 +144,33 @@ def foreground(backend: TmuxCommandBackend, ref: ServerRef, pane_id: str) -> str
 POSIX = ["bash", "dash", "zsh"]
 
 
-@pytest.mark.parametrize("shell", POSIX)
-async def test_supported_shells(
-    shell: str,
+@pytest.fixture
+def shell(
+    request: pytest.FixtureRequest,
     server: libtmux.Server,
-    client: Client,  # type: ignore[type-arg]
     backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
     tmp_path: Path,
-) -> None:
-    pane_id = start_shell(shell, server, tmp_path)
+) -> tuple[str, str]:
+    """The shell named by the test's parameter, at its first prompt: (name, pane id)."""
+    name = str(request.param)
+    pane_id = start_shell(name, server, tmp_path)
     wait_until(
-        lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "$", what=f"{shell}'s prompt"
+        lambda: written_rows(backend, tmux_server, pane_id) == ["$"], what=f"{name}'s prompt"
     )
+    return name, pane_id
+
+
+@pytest.mark.parametrize("shell", POSIX, indirect=True)
+async def test_supported_shells(
+    shell: tuple[str, str],
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+) -> None:
+    name, pane_id = shell
     ok = await call(client, "run_command", command="cd /; echo a; echo b", pane_id=pane_id)
     assert (ok["exit_status"], ok["output"]) == (0, ["a", "b"])
     failed = await call(client, "run_command", command="pwd; (exit 3)", pane_id=pane_id)
@@ -167,24 +181,16 @@ async def test_supported_shells(
     expected = ["$ cd /; echo a; echo b", "a", "b", "$ pwd; (exit 3)", "/", "$ true", "$"]
     wait_until(
         lambda: [r for r in backend.snapshot(tmux_server, pane_id).rows if r] == expected,
-        what=f"only the commands and their output in {shell}'s pane",
+        what=f"only the commands and their output in {name}'s pane",
     )
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh"])
+@pytest.mark.parametrize("shell", ["bash", "zsh"], indirect=True)
 async def test_history_holds_the_command_never_gridmux_line(
-    shell: str,
-    server: libtmux.Server,
+    shell: tuple[str, str],
     client: Client,  # type: ignore[type-arg]
-    backend: TmuxCommandBackend,
-    tmux_server: ServerRef,
-    wait_until: WaitUntil,
-    tmp_path: Path,
 ) -> None:
-    pane_id = start_shell(shell, server, tmp_path)
-    wait_until(
-        lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "$", what=f"{shell}'s prompt"
-    )
+    _, pane_id = shell
     await call(client, "run_command", command="echo kept", pane_id=pane_id, suppress_history=False)
     await call(client, "run_command", command="echo skipped", pane_id=pane_id)
     listed = await call(client, "run_command", command="fc -l -10", pane_id=pane_id)
@@ -192,25 +198,19 @@ async def test_history_holds_the_command_never_gridmux_line(
     assert entries == ["echo kept"]
 
 
-@pytest.mark.parametrize("shell", POSIX)
+@pytest.mark.parametrize("shell", POSIX, indirect=True)
 async def test_refusals_in_each_shell_type_nothing(
-    shell: str,
-    server: libtmux.Server,
+    shell: tuple[str, str],
     client: Client,  # type: ignore[type-arg]
     backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
-    tmp_path: Path,
 ) -> None:
-    pane_id = start_shell(shell, server, tmp_path)
+    name, pane_id = shell
 
     def screen() -> list[str]:
-        rows = list(backend.snapshot(tmux_server, pane_id, start="-").rows)
-        while rows and not rows[-1]:
-            rows.pop()
-        return rows
+        return written_rows(backend, tmux_server, pane_id)
 
-    wait_until(lambda: screen() == ["$"], what=f"{shell}'s prompt")
     cases: list[tuple[str, Callable[[], bool], str]] = [
         (
             "cat",
@@ -222,15 +222,15 @@ async def test_refusals_in_each_shell_type_nothing(
     ]
     for typed, ready, message in cases:
         backend.send_keys(tmux_server, pane_id, typed, literal=True, enter=True)
-        wait_until(ready, what=f"{typed!r} pending in {shell}")
+        wait_until(ready, what=f"{typed!r} pending in {name}")
         before = screen()
         error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
         assert message in error and "nothing was typed" in error
         assert screen() == before
         backend.send_keys(tmux_server, pane_id, "C-c")
         wait_until(
-            lambda: screen()[-1] == "$" and foreground(backend, tmux_server, pane_id) == shell,
-            what=f"{shell} back at its prompt",
+            lambda: screen()[-1] == "$" and foreground(backend, tmux_server, pane_id) == name,
+            what=f"{name} back at its prompt",
         )
     out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
     assert (out["exit_status"], out["output"]) == (0, ["fine"])

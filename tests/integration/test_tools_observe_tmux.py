@@ -13,6 +13,7 @@ from fastmcp import Client
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
+from tests.contract.pane_views import written_rows
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
@@ -20,12 +21,7 @@ from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
 pytestmark = pytest.mark.tmux
 
 
-def screen(backend: TmuxCommandBackend, server: ServerRef, pane: str) -> list[str]:
-    """Every retained row, blank rows below the last text left out."""
-    rows = list(backend.snapshot(server, pane, start="-").rows)
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows
+screen = written_rows
 
 
 async def wait_then(
