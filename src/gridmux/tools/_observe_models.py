@@ -117,23 +117,18 @@ class RunCommandResult(_Result):
     output_truncated_lines: int = Field(
         description="Oldest whole lines dropped by max_lines/max_bytes."
     )
-    output_truncated_bytes: int = Field(
-        description="UTF-8 bytes dropped from the head (newlines included)."
-    )
+    output_truncated_bytes: int = Field(description="UTF-8 bytes dropped from the head.")
     full_output: str | None = Field(
         default=None,
         description=(
-            "gridmux: a resource URI (tmux://runs/{run_id}/output) with the command's whole "
-            "output, every line however far it scrolled, while this server keeps it (the "
-            "last 16 runs); null when the output was read from the screen (a timeout, or "
-            "the pane already pipes its output elsewhere)."
+            "gridmux: resource URI with every output line (last 16 runs kept); null if "
+            "read from the screen."
         ),
     )
     lines_missed: bool = Field(
         description=(
             "gridmux: the start of the output is gone (trimmed by history-limit or cleared), "
-            "so output holds only the rows tmux still retains. Only when the output was "
-            "read from the screen (full_output null)."
+            "so output holds only the rows tmux still retains (full_output null)."
         )
     )
     effective_timeout: float

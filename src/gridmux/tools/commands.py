@@ -237,21 +237,18 @@ async def run_command(
         int | None,
         Field(
             ge=1,
-            description="Return at most this many of the newest lines (null: all); the "
-            "whole output stays readable at full_output.",
+            description="Return at most this many of the newest lines (null: all).",
         ),
     ] = 200,
     max_bytes: Annotated[
         int | None,
-        Field(ge=1, description="Return at most this many UTF-8 bytes (null: no limit)."),
+        Field(ge=1, description="Return at most this many UTF-8 bytes (null: all)."),
     ] = 64000,
     suppress_history: Annotated[
         bool,
         Field(
-            description="Keep the command out of the shell's history: gridmux types a line "
-            "that starts with a space (skipped with bash's HISTCONTROL=ignorespace, zsh's "
-            "HIST_IGNORE_SPACE). Off, the command itself is added to bash's, zsh's or "
-            "ksh's history."
+            description="Type a leading space (HISTCONTROL=ignorespace skips it); off: "
+            "add the command to bash/zsh/ksh history."
         ),
     ] = True,
     nested_shell: Annotated[
@@ -273,23 +270,20 @@ async def run_command(
     """Run a shell command in a pane and return its exit status and output.
 
     Use for commands you author in a shell pane: it waits until the
-    command finishes and returns exit_status ($?) and exactly what the
-    command printed (every line, also what scrolled past history-limit),
-    without the command line or the next prompt. The result keeps the
-    newest max_lines (200) lines; full_output names a resource with all of
-    them. The command runs in the pane's shell itself, so cd and export
-    persist, and the pane afterwards shows the prompt, the command as if
-    typed and its output -- nothing else. On timeout the result says
-    timed_out (not an error) with the output so far; the command keeps
-    running (still_running) and the pane stays usable -- send C-c with
-    send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
-    dash, ksh; not fish) at its prompt: a pane running another program
-    (cat, vim, python, sudo's password prompt), in copy mode, on the
-    alternate screen, at a continuation prompt, in a window with
+    command finishes and returns exit_status ($?) and what the command
+    printed (the newest max_lines; full_output: a resource with every
+    line), without the command line or the next prompt. It runs in the
+    pane's shell (cd and export persist); the pane shows the command as if
+    typed and its output. On timeout the result says timed_out (not an
+    error) with the output so far; the command keeps running
+    (still_running) -- send C-c with send_keys to stop it. The pane must be
+    a POSIX shell (sh, bash, zsh, dash, ksh; not fish) at its prompt: a
+    pane running another program (cat, vim, sudo), in copy mode, on
+    the alternate screen, at a continuation prompt, in a window with
     synchronize-panes on, or running another run_command is refused and
     nothing is typed (nested_shell=true for a shell started in the pane's
-    shell; not one through ssh or sudo). For long-running programs you only
-    watch, use capture_since or wait_for_text instead.
+    shell; not via ssh or sudo). For long-running programs you only
+    watch, use capture_since or wait_for_text.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)
