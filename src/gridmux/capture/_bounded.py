@@ -13,7 +13,7 @@ Rules:
   so a cursor is as short, and as exact, after a restart as before it.
 
 Why it is exact. It answers only while tmux cannot have trimmed the history
-since it was last cleared (``untrimmed``: the history is a trim batch and
+since it was last cleared (``_untrimmed``: the history is a trim batch and
 the screen's height below its limit), and then no history row has moved:
 rows leave history only from the top (trimming, ``clear-history``) or, when
 a pane grows taller, from the bottom back onto the screen. So every ledger
@@ -48,8 +48,8 @@ from ._core import (
     ReadPlan,
     SnapshotView,
     _check_identity,
+    _untrimmed,
     deliver,
-    untrimmed,
 )
 from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits
 from ._rows import RowMemory, Rows
@@ -79,7 +79,7 @@ def advance_bounded(
         or len(ledger) != old * HASH_SIZE
     ):
         return None
-    if not untrimmed(state):  # rows may have moved: only the full read can tell how far
+    if not _untrimmed(state):  # rows may have moved: only the full read can tell how far
         return None
     rows = Rows(snapshot, memory)
     position = cursor.anchor  # no row has moved

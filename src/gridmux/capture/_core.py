@@ -246,7 +246,7 @@ def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
         # Reflow may have rewrapped the window rows, so they can no longer
         # vouch for a position (see _reflow_cells).
         return _visible(rows, state, lines_missed=True, top=0 if not cursor.sentinels else None)
-    position = _locate(cursor, rows, reflowed=reflowed, untrimmed=untrimmed(state))
+    position = _locate(cursor, rows, reflowed=reflowed, untrimmed=_untrimmed(state))
     new_anchor = state.history_size + state.cursor_y
     if position is None and _young(cursor) and _unchanged(cursor, rows, state):
         return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
@@ -361,7 +361,7 @@ def _young(cursor: Cursor) -> bool:
     return len(cursor.window) < MIN_EVIDENCE
 
 
-def untrimmed(state: StateView) -> bool:
+def _untrimmed(state: StateView) -> bool:
     """tmux cannot have trimmed this history since it was last cleared: a
     trim leaves ``limit + 1 - batch`` rows, and after it rows only grow --
     but for the few a taller pane pulls back out of history (at most its
@@ -379,7 +379,7 @@ def _unchanged(cursor: Cursor, rows: Rows, state: StateView) -> bool:
     return (
         state.history_size + state.cursor_y == anchor
         and state.history_size == cursor.history_size
-        and untrimmed(state)
+        and _untrimmed(state)
         and fits(
             rows.hash_range(anchor - len(cursor.window), anchor + 1),
             (*cursor.window, cursor.anchor_hash),
@@ -480,3 +480,8 @@ def _reflow_cells(rows: Rows, anchor: int, k: int, width: int) -> int | None:
 def _plain(text: str) -> bool:
     """Printable ASCII only: one character per cell."""
     return text.isascii() and text.isprintable()
+
+
+#: ``_untrimmed`` for callers outside the core (run_command: whether row
+#: indices still hold).
+untrimmed = _untrimmed
