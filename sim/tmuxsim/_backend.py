@@ -515,6 +515,13 @@ class SimBackend:
         # command (``cat >> PATH`` or ``cat > PATH``) already says it.
         self.server(server).controls.pipe_pane(pane_id, command)
 
+    def open_pipe(self, server: ServerRef, pane_id: str, command: str) -> bool:
+        pane = self.server(server).pane(pane_id)
+        if pane.pipe_command is not None:
+            return False
+        self.server(server).controls.pipe_pane(pane_id, command)
+        return True
+
     # -- options, environment, buffers, channels -----------------------------------------
     def set_option(
         self,
@@ -591,6 +598,7 @@ class SimBackend:
         moved = settled_from is None or before.state.moved_from(settled_from)
         if pane.dead or pane.in_mode or pane.alternate_on or not moved:
             return TypedRun(pane=pane, before=before, typed=False)
+        piped = line.pipe is not None and self.open_pipe(server, pane_id, line.pipe)
         self.send_keys(server, pane_id, line.text, literal=True, enter=True)
         self.wait_for(server, line.done, timeout)
         status = self.show_options(server, scope="pane", target=pane_id).get(line.status_option)
@@ -598,7 +606,13 @@ class SimBackend:
         joined = self.snapshot(server, pane_id, start="-", join_wrapped=True).rows
         self.signal_channel(server, line.ack)
         return TypedRun(
-            pane=pane, before=before, typed=True, status=status, after=after, joined=joined
+            pane=pane,
+            before=before,
+            typed=True,
+            status=status,
+            after=after,
+            joined=joined,
+            piped=piped,
         )
 
     def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:

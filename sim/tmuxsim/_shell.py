@@ -7,8 +7,9 @@ starts a pane given a command.
 
 Commands: ``echo`` (-n -e -E), ``printf``, ``seq``, ``clear`` (-x), ``exit [n]``,
 ``true``, ``false``, ``:``, ``cat`` (no files: copies typed lines until C-d),
-``sleep N``, ``eval``, ``tmux`` (a client of the pane's server, see
-``_pane_client``: ``wait-for``, ``set-option``, ``set-buffer``,
+``sleep N``, ``eval``, ``.`` (reads the file), ``history`` (a shell named
+bash: ``-s`` and listing; typed lines are not recorded), ``tmux`` (a
+client of the pane's server, see ``_pane_client``: ``wait-for``, ``set-option``, ``set-buffer``,
 ``capture-pane -p``, ``display-message -p``), ``cd``,
 ``pwd``, ``export``, ``unset`` and ``NAME=value``. Anything else prints
 dash's ``sh: 1: NAME: not found`` and sets ``$?`` to 127.
@@ -79,6 +80,7 @@ class SimShell:
         self._job: _Job | None = None
         self._typeahead: list[str] = []
         self._exited = False
+        self.history: list[str] = []  # bash's, as ``history -s`` stores it
         self.variables: dict[str, str] = dict(io.environment)
         self.variables.update({"?": "0", "$": str(io.pid), "#": "0", "0": name})
 
@@ -286,6 +288,10 @@ class SimShell:
             status = client.status
         elif name == "eval":
             status = self._eval(args)
+        elif name == ".":
+            status = self._source(args)
+        elif name == "history" and self._name == "bash":
+            status = self._history(args)
         elif name == "cd":
             status = self._cd(args)
         elif name == "pwd":
@@ -340,10 +346,39 @@ class SimShell:
     def _eval(self, args: list[str]) -> int:
         """``eval``: the arguments joined by spaces run as a list in this shell,
         ahead of the rest of the line; its status is the last command's."""
+        return self._run_here("eval", " ".join(args))
+
+    def _history(self, args: list[str]) -> int:
+        """bash's ``history -s [--] WORDS`` (stores them as one entry) and
+        ``history`` (lists the entries). Typed lines are not recorded here."""
+        if args[:1] == ["-s"]:
+            words = args[2:] if args[1:2] == ["--"] else args[1:]
+            self.history.append(" ".join(words))
+            return 0
+        for number, entry in enumerate(self.history, start=1):
+            self._write(f"{number:5d}  {entry}\n")
+        return 0
+
+    def _source(self, args: list[str]) -> int:
+        """``. FILE``: the file's lines run in this shell, ahead of the rest of
+        the line, as dash does. The file is read from the real file system,
+        where a real shell in a pane would read it."""
+        if not args:
+            self._write(f"{self._name}: 1: .: .: Not enough arguments\n")
+            return 2
         try:
-            steps = parse(" ".join(args))
+            with open(args[0], encoding="utf-8") as file:
+                text = file.read()
+        except OSError:
+            self._write(f"{self._name}: 1: .: cannot open {args[0]}: No such file\n")
+            return 2
+        return self._run_here(".", text)
+
+    def _run_here(self, builtin: str, text: str) -> int:
+        try:
+            steps = parse(text)
         except ShellSyntaxError as error:
-            self._write(f"{self._name}: 1: eval: {error}\n")
+            self._write(f"{self._name}: 1: {builtin}: {error}\n")
             return 2
         if steps:
             steps[0] = Step(";", steps[0].words)

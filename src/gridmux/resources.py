@@ -8,6 +8,12 @@
     tmux://windows/{window_id}/panes             a window's panes
     tmux://panes/{pane_id}                       one pane's metadata
     tmux://panes/{pane_id}/content               one pane's visible screen (text)
+    tmux://runs/{run_id}/output                  a run_command's whole output (text)
+
+``tmux://runs/{run_id}/output`` is the ``full_output`` a run_command result
+names: every line the command printed, also what scrolled past
+history-limit, while this server process keeps it (its last runs; it takes
+no socket query, the run id is enough).
 
 Every URI takes ``?socket_name=NAME`` to read another tmux server than the
 configured one (``tmux://sessions`` with a query is a template of its own).
@@ -53,11 +59,13 @@ from gridmux.backend import ServerRef, SessionInfo, TmuxBackend
 from gridmux.backend import WindowInfo as BackendWindow
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound
 from gridmux.tools import (
+    KEEP_RUNS,
     TOOL_CONTEXT,
     PaneInfo,
     ToolContext,
     pane_result,
     resolve_session,
+    run_output,
     session_result,
     strip_blank_tail,
     window_result,
@@ -283,6 +291,28 @@ async def pane_content(
     return "\n".join(await _read(uri, read))
 
 
+async def run_output_text(run_id: str) -> str:
+    """A recent run_command's whole output, by the run id of its full_output URI."""
+    uri = f"tmux://runs/{quote(run_id, safe='')}/output"
+
+    def read() -> list[str]:
+        if not re.fullmatch(r"[0-9a-f]{16}", run_id):
+            raise InvalidArgument(
+                f"{run_id!r} is not a run id",
+                hint="Read the full_output URI a run_command result gives, as it is.",
+            )
+        lines = run_output(run_id)
+        if lines is None:
+            raise NotFound(
+                f"this server keeps no output of run {run_id}",
+                hint=f"It keeps the last {KEEP_RUNS} runs' output until it exits; run the "
+                "command again (with a larger max_lines if the tail is enough).",
+            )
+        return lines
+
+    return "\n".join(await _read(uri, read))
+
+
 #: The query every URI takes: another tmux server than the configured one.
 SOCKET_QUERY = "{?socket_name}"
 
@@ -307,6 +337,9 @@ def register(mcp: FastMCP) -> None:
     for fn, uri, title, mime_type in _RESOURCES:
         name = f"{fn.__name__}_on_socket" if fn is sessions else fn.__name__
         mcp.resource(uri + SOCKET_QUERY, name=name, title=title, mime_type=mime_type)(fn)
+    mcp.resource(
+        "tmux://runs/{run_id}/output", name="run_output", title="run_command Output", mime_type=TEXT
+    )(run_output_text)
 
 
 __all__ = ["SOCKET_QUERY", "find_session", "find_window", "parse_id", "register"]

@@ -98,8 +98,8 @@ class Settings(BaseSettings):
     #: None offers every tool of the tier. ``exclude_tools`` takes some away.
     tools: str | None = None
     exclude_tools: str | None = None
-    #: run_command's ``suppress_history`` when a call leaves it out (a leading
-    #: space keeps the command out of the shell's history).
+    #: run_command's ``suppress_history`` when a call leaves it out (on: the
+    #: typed line starts with a space; off: the command is added to history).
     suppress_history: OnOff = True
     #: Whether tools/list carries each tool's output schema (results always carry
     #: structuredContent; the schemas are for clients that validate it).
@@ -311,8 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--suppress-history",
         choices=("on", "off"),
         help=(
-            "on (default): run_command types its command after a space, so shells with "
-            "HISTCONTROL=ignorespace keep it out of history, unless a call says otherwise"
+            "on (default): run_command keeps the command out of shell history (its typed "
+            "line starts with a space, which HISTCONTROL=ignorespace skips); off: it adds "
+            "the command to bash's, zsh's or ksh's history; unless a call says otherwise"
         ),
     )
     add(

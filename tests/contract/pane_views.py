@@ -75,3 +75,11 @@ def wait_for_prompt(
     while not shows_prompt(backend, ref, pane_id, prompts):
         assert time.monotonic() < deadline, f"no prompt #{prompts} in {pane_id} in {timeout}s"
         time.sleep(0.01)  # a poll interval, not a synchronisation
+
+
+def written_rows(backend: TmuxBackend, ref: ServerRef, pane_id: str) -> list[str]:
+    """Every retained row of a pane, blank rows below the last text left out."""
+    rows = list(backend.snapshot(ref, pane_id, start="-").rows)
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows

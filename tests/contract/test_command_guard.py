@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from fastmcp import Client
@@ -141,11 +142,22 @@ async def test_a_shell_held_by_a_gridmux_that_died_is_let_go(
     ref: ServerRef,
     backend: TmuxBackend,
     eventually: Eventually,
+    tmp_path: Path,
 ) -> None:
     # The line run_command types, typed as a gridmux that then died would have:
     # nobody waits for the command or acknowledges it. The shell must come back.
     pane = new_pane(backend, ref, width=200)
-    line = typed_line("echo ran", pane, "0123456789abcdef", suppress_history=True)
+    script = tmp_path / "0123456789abcdef"
+    line = typed_line(
+        "echo ran",
+        pane,
+        "0123456789abcdef",
+        suppress_history=True,
+        script_path=str(script),
+        cursor_x=2,
+        width=200,
+    )
+    script.write_text(line.script)
     backend.send_keys(ref, pane, line.text, literal=True, enter=True)
     assert backend.wait_for(ref, line.done_channel, 10.0)  # the command is done
     options = backend.show_options(ref, scope="pane", target=pane)

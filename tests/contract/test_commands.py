@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fastmcp import Client
@@ -59,13 +60,13 @@ async def test_output_longer_than_the_screen_is_returned_exactly(
 ) -> None:
     pane = new_pane(backend, ref, height=10)
     await run(client, pane, "seq 1 20")  # the cursor is no longer young
-    out = await run(client, pane, "seq 1 500")
+    out = await run(client, pane, "seq 1 500", max_lines=None, max_bytes=None)
     assert out["output"] == [str(i) for i in range(1, 501)]
     assert out["lines_missed"] is False
     assert out["output_truncated"] is False
 
 
-async def test_output_beyond_the_history_limit_is_reported_missed(
+async def test_output_beyond_the_history_limit_comes_whole_through_the_pipe(
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
@@ -74,7 +75,31 @@ async def test_output_beyond_the_history_limit_is_reported_missed(
     backend.set_option(ref, "history-limit", "50", scope="session", global_=True)
     pane = new_pane(backend, ref, height=10)
     out = await run(client, pane, "seq 1 500")
+    assert (out["exit_status"], out["lines_missed"]) == (0, False)
+    # The default bound keeps the newest 200 lines; the resource has them all.
+    assert out["output"] == [str(i) for i in range(301, 501)]
+    assert (out["output_truncated"], out["output_truncated_lines"]) == (True, 300)
+    assert out["output_truncated_bytes"] == len("".join(f"{i}\n" for i in range(1, 301)))
+    whole = await client.read_resource(out["full_output"])
+    assert whole[0].text.splitlines() == [str(i) for i in range(1, 501)]  # type: ignore[union-attr]
+    assert "pipe" not in backend.display_message(ref, pane, "#{?pane_pipe,pipe,}")
+
+
+async def test_a_pane_with_its_users_pipe_is_read_from_the_screen(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    tmp_path: Path,
+) -> None:
+    backend.new_session(ref, name="scratch")
+    backend.set_option(ref, "history-limit", "50", scope="session", global_=True)
+    pane = new_pane(backend, ref, height=10)
+    theirs = tmp_path / "theirs.log"
+    backend.pipe_pane(ref, pane, f"cat >> {theirs}")
+    out = await run(client, pane, "seq 1 500", max_lines=None)
     assert out["exit_status"] == 0
+    assert out["full_output"] is None  # their pipe is never taken over
+    assert backend.display_message(ref, pane, "#{pane_pipe}") == "1"
     assert out["lines_missed"] is True  # the echoed line and the first rows were trimmed
     kept = out["output"]
     assert kept == [str(i) for i in range(501 - len(kept), 501)]  # every row still retained

@@ -5,7 +5,8 @@ shells and the shells run_command supports."""
 from __future__ import annotations
 
 import shutil
-import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,6 +18,7 @@ from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.tools._shells import CLAIM_OPTION
+from tests.contract.pane_views import written_rows
 from tests.mcp_calls import call, call_error
 
 from .conftest import WaitUntil, control_mode
@@ -107,55 +109,158 @@ async def test_a_nested_shell_needs_nested_shell(
     assert (out["exit_status"], out["output"]) == (0, ["in-nested"])
 
 
-@pytest.mark.parametrize("shell", ["bash", "dash"])
-async def test_supported_shells(
-    shell: str,
+def start_shell(shell: str, server: libtmux.Server, home: Path) -> str:
+    """A pane running ``shell`` interactively with no system startup files,
+    prompting ``$ `` (zsh takes its prompt from a private ``.zshrc``)."""
+    path = shutil.which(shell)
+    assert path is not None, f"{shell} is part of the test machine's setup (./run installs it)"
+    (home / ".zshrc").write_text("PS1='$ '\nunsetopt PROMPT_SP\nsetopt HIST_IGNORE_SPACE\n")
+    command = {
+        "bash": f"{path} --norc --noprofile -i",
+        "zsh": f"{path} -d -i",
+        "fish": f"{path} --no-config -i",
+    }.get(shell, f"{path} -i")
+    session = server.new_session(
+        shell,
+        x=80,
+        y=24,
+        environment={
+            "PS1": "$ ",
+            "HISTFILE": "/dev/null",
+            "HISTCONTROL": "ignorespace",
+            "ZDOTDIR": str(home),
+        },
+        window_command=command,
+    )
+    pane = session.active_pane
+    assert pane is not None and pane.pane_id is not None
+    return pane.pane_id
+
+
+def foreground(backend: TmuxCommandBackend, ref: ServerRef, pane_id: str) -> str:
+    return next(p.current_command for p in backend.list_panes(ref) if p.pane_id == pane_id)
+
+
+POSIX = ["bash", "dash", "zsh"]
+
+
+@pytest.fixture
+def shell(
+    request: pytest.FixtureRequest,
     server: libtmux.Server,
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    tmp_path: Path,
+) -> tuple[str, str]:
+    """The shell named by the test's parameter, at its first prompt: (name, pane id)."""
+    name = str(request.param)
+    pane_id = start_shell(name, server, tmp_path)
+    wait_until(
+        lambda: written_rows(backend, tmux_server, pane_id) == ["$"], what=f"{name}'s prompt"
+    )
+    return name, pane_id
+
+
+@pytest.mark.parametrize("shell", POSIX, indirect=True)
+async def test_supported_shells(
+    shell: tuple[str, str],
     client: Client,  # type: ignore[type-arg]
     backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
 ) -> None:
-    path = shutil.which(shell)
-    assert path is not None, f"{shell} is part of the test machine's setup"
-    command = f"{path} --norc --noprofile -i" if shell == "bash" else f"{path} -i"
-    session = server.new_session(
-        shell,
-        x=80,
-        y=24,
-        environment={"PS1": "$ ", "HISTFILE": "/dev/null"},
-        window_command=command,
-    )
-    pane = session.active_pane
-    assert pane is not None and pane.pane_id is not None
-    pane_id = pane.pane_id
-    wait_until(
-        lambda: backend.snapshot(tmux_server, pane_id).rows[0] == "$", what=f"{shell}'s prompt"
-    )
+    name, pane_id = shell
     ok = await call(client, "run_command", command="cd /; echo a; echo b", pane_id=pane_id)
     assert (ok["exit_status"], ok["output"]) == (0, ["a", "b"])
     failed = await call(client, "run_command", command="pwd; (exit 3)", pane_id=pane_id)
     assert (failed["exit_status"], failed["output"]) == (3, ["/"])
     quiet = await call(client, "run_command", command="true", pane_id=pane_id)
     assert (quiet["exit_status"], quiet["output"]) == (0, [])
+    # The pane shows what a person would have typed, and the output: no gridmux line.
+    expected = ["$ cd /; echo a; echo b", "a", "b", "$ pwd; (exit 3)", "/", "$ true", "$"]
+    wait_until(
+        lambda: [r for r in backend.snapshot(tmux_server, pane_id).rows if r] == expected,
+        what=f"only the commands and their output in {name}'s pane",
+    )
 
 
-async def test_an_unsupported_shell_is_refused(
+@pytest.mark.parametrize("shell", ["bash", "zsh"], indirect=True)
+async def test_history_holds_the_command_never_gridmux_line(
+    shell: tuple[str, str],
+    client: Client,  # type: ignore[type-arg]
+) -> None:
+    _, pane_id = shell
+    await call(client, "run_command", command="echo kept", pane_id=pane_id, suppress_history=False)
+    await call(client, "run_command", command="echo skipped", pane_id=pane_id)
+    listed = await call(client, "run_command", command="fc -l -10", pane_id=pane_id)
+    entries = [line.split(None, 1)[1].strip() for line in listed["output"]]
+    assert entries == ["echo kept"]
+
+
+@pytest.mark.parametrize("shell", POSIX, indirect=True)
+async def test_refusals_in_each_shell_type_nothing(
+    shell: tuple[str, str],
     client: Client,  # type: ignore[type-arg]
     backend: TmuxCommandBackend,
     tmux_server: ServerRef,
     wait_until: WaitUntil,
-    pane: str,
 ) -> None:
-    # A program whose argv[0] is fish stands in for fish (not installed here):
-    # the guard goes by the foreground program's name, as tmux reports it.
-    become_fish = "import os; os.execv('/bin/cat', ['fish'])"
-    backend.send_keys(tmux_server, pane, f'{sys.executable} -c "{become_fish}"', enter=True)
+    name, pane_id = shell
+
+    def screen() -> list[str]:
+        return written_rows(backend, tmux_server, pane_id)
+
+    cases: list[tuple[str, Callable[[], bool], str]] = [
+        (
+            "cat",
+            lambda: foreground(backend, tmux_server, pane_id) == "cat",
+            "running 'cat' in the foreground",
+        ),
+        # an open quote: PS2 ('> ', zsh's 'quote> ')
+        ("echo 'open", lambda: screen()[-1].endswith(">"), "continuation prompt"),
+    ]
+    for typed, ready, message in cases:
+        backend.send_keys(tmux_server, pane_id, typed, literal=True, enter=True)
+        wait_until(ready, what=f"{typed!r} pending in {name}")
+        before = screen()
+        error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
+        assert message in error and "nothing was typed" in error
+        assert screen() == before
+        backend.send_keys(tmux_server, pane_id, "C-c")
+        wait_until(
+            lambda: screen()[-1] == "$" and foreground(backend, tmux_server, pane_id) == name,
+            what=f"{name} back at its prompt",
+        )
+    out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
+    assert (out["exit_status"], out["output"]) == (0, ["fine"])
+
+
+@pytest.mark.parametrize("nested", [False, True])
+async def test_fish_is_refused_and_nothing_typed(
+    nested: bool,
+    server: libtmux.Server,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+    tmp_path: Path,
+) -> None:
+    # fish is not a POSIX shell: run_command refuses it, as the pane's own
+    # shell and as a shell started in another one (nested_shell does not help).
+    pane_id = start_shell("fish", server, tmp_path)
     wait_until(
-        lambda: backend.list_panes(tmux_server)[0].current_command == "fish",
-        what="fish in the foreground",
+        lambda: (
+            foreground(backend, tmux_server, pane_id) == "fish"
+            and any(backend.snapshot(tmux_server, pane_id).rows)
+        ),
+        what="fish at its prompt",
     )
-    before = backend.snapshot(tmux_server, pane, start="-").rows
-    error = await call_error(client, "run_command", command="echo x", pane_id=pane)
+    before = backend.snapshot(tmux_server, pane_id, start="-").rows
+    error = await call_error(
+        client, "run_command", command="echo x", pane_id=pane_id, nested_shell=nested
+    )
     assert "runs fish, which run_command does not support" in error
-    assert backend.snapshot(tmux_server, pane, start="-").rows == before
+    assert "send_keys" in error  # what to do instead
+    assert backend.snapshot(tmux_server, pane_id, start="-").rows == before
+    assert CLAIM_OPTION not in backend.show_options(tmux_server, scope="pane", target=pane_id)

@@ -13,6 +13,7 @@ from fastmcp import Client
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
+from tests.contract.pane_views import written_rows
 from tests.mcp_calls import call, call_error
 
 from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
@@ -20,12 +21,7 @@ from .conftest import RawTmux, WaitUntil, counting_tmux, prompt_shown, spawns
 pytestmark = pytest.mark.tmux
 
 
-def screen(backend: TmuxCommandBackend, server: ServerRef, pane: str) -> list[str]:
-    """Every retained row, blank rows below the last text left out."""
-    rows = list(backend.snapshot(server, pane, start="-").rows)
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows
+screen = written_rows
 
 
 async def wait_then(
@@ -77,7 +73,7 @@ async def test_run_command_output_longer_than_the_screen_is_exact(
     client: Client,  # type: ignore[type-arg]
     pane: str,
 ) -> None:
-    out = await call(client, "run_command", command="seq 1 500", pane_id=pane)
+    out = await call(client, "run_command", command="seq 1 500", pane_id=pane, max_lines=None)
     assert out["output"] == [str(i) for i in range(1, 501)]
     assert (out["exit_status"], out["lines_missed"], out["output_truncated"]) == (0, False, False)
     tail = await call(client, "run_command", command="seq 1 500", pane_id=pane, max_lines=3)
@@ -137,8 +133,8 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
     """Reads, typing, the wait and the reads after it: one command list, one
     process (wrapped output included); claiming the pane, checking it (its
     record and screen, its foreground process, its window's and the global
-    synchronize-panes) and giving the claim back are six more; a timeout adds
-    the one that ends the wait."""
+    synchronize-panes) and giving the claim back are six more, closing the
+    run's pipe (pipe-pane) one more; a timeout adds the one that ends the wait."""
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     plain = TmuxCommandBackend(wrapper, control_mode=False)
     settings = Settings(socket_path=tmux_server.socket_path)
@@ -149,14 +145,15 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
             wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
             before = spawns(log)
             out = await call(client, "run_command", command=command, pane_id=pane)
-            assert spawns(log) - before == 7, (command, log.read_bytes()[-400:])
+            assert spawns(log) - before == 8, (command, log.read_bytes()[-400:])
             assert out["timed_out"] is False
-        assert out["output"] == [str(i) for i in range(1, 301)]
+        assert out["output"] == [str(i) for i in range(101, 301)]  # the default tail
+        assert out["output_truncated_lines"] == 100
         wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
         before = spawns(log)
         slow = await call(client, "run_command", command="sleep 1", pane_id=pane, timeout=0.2)
         assert slow["timed_out"] is True
-        assert spawns(log) - before == 8
+        assert spawns(log) - before == 9
 
 
 async def test_run_command_bad_input_types_nothing(

@@ -26,6 +26,7 @@ TEMPLATES = {
     "tmux://windows/{window_id}/panes" + Q: "application/json",
     "tmux://panes/{pane_id}" + Q: "application/json",
     "tmux://panes/{pane_id}/content" + Q: "text/plain",
+    "tmux://runs/{run_id}/output": "text/plain",
 }
 
 

@@ -99,30 +99,45 @@ def _first_row(backend: SimBackend, pane: str) -> str:
     return str(backend.server(REF).pane(pane).terminal.capture("-")[0])
 
 
-@pytest.mark.parametrize(("setting", "prefix"), [("on", "$  eval"), ("off", "$ eval")])
-async def test_run_command_takes_the_servers_suppress_history_default(
-    setting: str, prefix: str
-) -> None:
-    backend = SimBackend(version="3.3a")
+def bash_pane(backend: SimBackend) -> str:
+    """A pane whose shell is (the simulator's) bash: it keeps a history."""
+    backend.new_session(REF, name="scratch")  # the server, to set the option on
+    backend.set_option(REF, "default-shell", "/bin/bash", scope="session", global_=True)
     pane = backend.new_session(REF, name="s", width=80, height=10).active_pane_id
     assert pane is not None
+    return pane
+
+
+async def listed_history(client: Client, pane: str) -> list[str]:  # type: ignore[type-arg]
+    listed = await call(
+        client, "run_command", command="history", pane_id=pane, suppress_history=True
+    )
+    return [line.split(None, 1)[1] for line in listed["output"]]
+
+
+@pytest.mark.parametrize(("setting", "kept"), [("on", []), ("off", ["echo ran"])])
+async def test_run_command_takes_the_servers_suppress_history_default(
+    setting: str, kept: list[str]
+) -> None:
+    backend = SimBackend(version="3.3a")
+    pane = bash_pane(backend)
     settings = Settings(backend="sim", suppress_history=setting)
     async with Client(create_server(backend, settings)) as client:
         schema = {t.name: t.input_schema for t in await client.list_tools()}["run_command"]
         assert schema["properties"]["suppress_history"]["default"] is (setting == "on")
-        result = await call(client, "run_command", command="true", pane_id=pane)
+        result = await call(client, "run_command", command="echo ran", pane_id=pane)
         assert result["exit_status"] == 0
-    assert _first_row(backend, pane).startswith(prefix)
+        assert await listed_history(client, pane) == kept
+    assert _first_row(backend, pane) == "$ echo ran"  # on screen, as typed, either way
 
 
 async def test_a_call_overrides_the_suppress_history_default() -> None:
     backend = SimBackend(version="3.3a")
-    pane = backend.new_session(REF, name="s", width=80, height=10).active_pane_id
-    assert pane is not None
+    pane = bash_pane(backend)
     settings = Settings(backend="sim", suppress_history="off")
     async with Client(create_server(backend, settings)) as client:
         await call(client, "run_command", command="true", pane_id=pane, suppress_history=True)
-    assert _first_row(backend, pane).startswith("$  eval")
+        assert await listed_history(client, pane) == []
 
 
 WAITS: list[tuple[str, dict[str, Any]]] = [

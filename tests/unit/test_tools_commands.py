@@ -6,13 +6,16 @@ backends is in tests/contract/test_commands.py."""
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxFailure
-from gridmux.tools._command_line import echo_end, joined_lines, squash, typed_line
+from gridmux.tools._command_line import displayed, echo_end, joined_lines, squash, typed_line
+from gridmux.tools._run_script import SCRIPTS
 from tests.mcp_calls import call, call_error
 from tmuxsim import ManualClock, SimBackend
 
@@ -34,7 +37,11 @@ def new_pane(backend: SimBackend, name: str = "work", *, width: int = 40, height
 
 
 def grid(backend: SimBackend, pane_id: str) -> list[str]:
-    return backend.server(REF).pane(pane_id).terminal.capture("-")
+    """Every retained row down to the last one written."""
+    rows = backend.server(REF).pane(pane_id).terminal.capture("-")
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
 
 
 def pane_options(backend: SimBackend, pane_id: str) -> dict[str, str]:
@@ -60,8 +67,10 @@ async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for
     backend.set_option(REF, "history-limit", "100", scope="session", global_=True)
     pane = new_pane(backend, height=10)
     backend.server(REF).pane(pane).write("".join(f"r{i}\n" for i in range(200)).encode())
+    # A pipe of the user's: run_command reads the screen, which this is about.
+    backend.pipe_pane(REF, pane, "cat >> /dev/null")
     replay = "; ".join(f"echo r{i}" for i in range(150, 200))
-    out = await run(client, pane, f"seq 1 150; {replay}")
+    out = await run(client, pane, f"seq 1 150; {replay}", max_lines=None)
     assert out["exit_status"] == 0
     assert out["lines_missed"] is True
     assert out["output"][-50:] == [f"r{i}" for i in range(150, 200)]
@@ -76,7 +85,16 @@ async def test_a_long_command_line_wraps_and_is_not_in_the_output(
     word = "w" * 75
     out = await run(client, pane, f"echo {word}; echo done")
     assert out["output"] == [word, "done"]  # the 75-cell line is joined back
-    assert any("gridmux-status" in row for row in grid(backend, pane))  # it was echoed
+    # The command as typed, wrapped over three rows, and nothing of gridmux.
+    text = f"$ echo {word}; echo done"
+    assert grid(backend, pane) == [
+        *(text[i : i + 30] for i in range(0, len(text), 30)),
+        word[:30],
+        word[30:60],
+        word[60:],
+        "done",
+        "$",
+    ]
 
 
 async def test_runs_in_the_shell_itself_and_cleans_up(
@@ -91,15 +109,14 @@ async def test_runs_in_the_shell_itself_and_cleans_up(
     assert grid(backend, pane)[-1] == "$"  # the shell is back at its prompt
 
 
-async def test_suppress_history_prefixes_a_space(
+async def test_the_pane_shows_the_commands_and_their_output_only(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,
 ) -> None:
     pane = new_pane(backend, width=80)
     await run(client, pane, "true")
-    assert grid(backend, pane)[0].startswith("$  eval 'true'")
-    await run(client, pane, "true", suppress_history=False)
-    assert any(row.startswith("$ eval 'true'") for row in grid(backend, pane))
+    await run(client, pane, "echo 'a b'", suppress_history=False)
+    assert grid(backend, pane) == ["$ true", "$ echo 'a b'", "a b", "$"]
 
 
 # -- run_command: timeouts ---------------------------------------------------------------------
@@ -364,19 +381,91 @@ async def test_non_zero_exit_status(
     assert out["timed_out"] is False
 
 
-def test_echo_end_finds_the_typed_line_across_wrapped_rows() -> None:
-    line = typed_line("seq 1 3", "%4", "0123abcd", suppress_history=True)
-    text = "$ " + line.text
+def test_echo_end_finds_the_redrawn_line_across_wrapped_rows() -> None:
+    command = "seq 1 3 && echo a long line"
+    line = typed_line(command, "%4", "0123abcd", suppress_history=True, script_path="/p/t")
+    text = "$ " + command
     rows = [text[i : i + 17].rstrip() for i in range(0, len(text), 17)] + ["1", "2"]
     assert echo_end(rows, line.needle) == len(rows) - 3
     assert echo_end(["1", "2"], line.needle) is None
     assert squash(" a b\tc ") == "abc"
 
 
-def test_typed_line_quotes_the_command() -> None:
-    line = typed_line("echo 'x'", "%1", "t", suppress_history=False)
-    assert line.text.startswith(
-        "eval 'echo '\\''x'\\'''; tmux set-option -p -t %1 @gridmux-status-t"
+def test_typed_line_sources_a_script_that_redraws_and_evals_the_command() -> None:
+    line = typed_line(
+        "echo 'x'", "%1", "t", suppress_history=True, script_path="/p/t", cursor_x=2, width=10
     )
+    # Nothing of the command is typed: only the script's path, after a space.
+    assert line.text == " . '/p/t'"
+    redraw, run, save, end, finish, unset = line.script.splitlines()
+    # After the command: its status kept, the pipe's end marker, the report.
+    assert (save, end, unset) == (
+        "_gridmux_t=$?",
+        r"printf '\033]gridmux-t-end\007'",
+        "unset _gridmux_t",
+    )
+    assert line.pipe_command == "exec cat >> '/p/t.pipe'"
+    # The typed line took 2 rows (2 + 9 cells in 10): up 2, to column 3, erase
+    # below, and the command as a person would have typed it.
+    quoted = r"'echo '\''x'\'''"
+    assert redraw == r"printf '\033[2A\033[3G\033[J%s\n\033]gridmux-t-start\007' " + quoted
+    assert run == "eval " + quoted
+    assert finish.startswith('tmux set-option -p -t %1 @gridmux-status-t "$_gridmux_t"')
     assert line.status_option == "@gridmux-status-t"
     assert (line.done_channel, line.ack_channel) == ("gridmux-t", "gridmux-t-ack")
+    assert line.needle == "echo'x'"
+
+
+@pytest.mark.parametrize(
+    ("shell", "added"),
+    [("bash", "history -s -- 'ls'"), ("-zsh", "print -rs -- 'ls'"), ("dash", None)],
+)
+def test_typed_line_adds_the_command_to_history_only_when_asked(
+    shell: str, added: str | None
+) -> None:
+    kept = typed_line("ls", "%1", "t", suppress_history=False, script_path="/p/t", shell=shell)
+    skipped = typed_line("ls", "%1", "t", suppress_history=True, script_path="/p/t", shell=shell)
+    assert len(skipped.script.splitlines()) == 6
+    lines = kept.script.splitlines()
+    assert (lines[1] if len(lines) == 7 else None) == added
+
+
+def test_the_redrawn_command_carries_no_control_character() -> None:
+    assert displayed("a\tb\x1b]52;c;x\x07\x7f\x9b") == "a b^[]52;c;x^G^??"
+
+
+async def test_each_runs_script_is_private_and_removed_when_no_longer_needed(
+    client: Client,  # type: ignore[type-arg]
+    backend: SimBackend,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    written: list[tuple[str, int, int]] = []
+    write = SCRIPTS.write
+
+    def recording(path: str, text: str) -> None:
+        write(path, text)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        written.append((path, mode, stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)))
+
+    monkeypatch.setattr(SCRIPTS, "write", recording)
+    clock = backend.clock
+    assert isinstance(clock, ManualClock)
+    pane = new_pane(backend)
+    await run(client, pane, "echo done")
+    (path, mode, directory), (pipe, pipe_mode, _) = written
+    assert pipe == path + ".pipe"  # what tmux pipes the pane's output to
+    assert (mode, pipe_mode, directory) == (0o600, 0o600, 0o700)
+    assert not os.path.exists(path) and not os.path.exists(pipe)  # the run is over
+    out = await run(client, pane, "sleep 10", timeout=1)
+    assert out["still_running"] is True
+    slow = written[-2][0]
+    assert os.path.exists(slow)  # the shell may still be reading it
+    clock.advance(10)
+    await run(client, pane, "true")
+    assert not os.path.exists(slow)  # its shell was back at its prompt
+    taken = written[-2][0] + "0"
+    write(taken, "")
+    with pytest.raises(FileExistsError):  # never written through an existing file
+        write(taken, "mine")
+    SCRIPTS.discard(taken)
+    assert not os.path.exists(taken)

@@ -38,6 +38,7 @@ from ._commands import (
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import TmuxRunner
+from ._typed_run import pipe_literal, pipe_open_command
 from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
@@ -208,10 +209,17 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         args = ["pipe-pane", "-t", check_id("pane", pane_id)]
         if command is not None:
             # pipe-pane runs its command through format expansion and strftime(3).
-            literal = format_literal(check_name("pipe command", command)).replace("%", "%%")
-            args += ["--", literal]
+            args += ["--", pipe_literal(check_name("pipe command", command))]
         action = "stop piping" if command is None else "start piping"
         self._run(server, [args], f"{action} pane {pane_id}")
+
+    def open_pipe(self, server: ServerRef, pane_id: str, command: str) -> bool:
+        commands: list[Command] = [
+            ["display-message", "-p", "-t", check_id("pane", pane_id), "#{pane_pipe}"],
+            pipe_open_command(pane_id, check_name("pipe command", command)),
+        ]
+        out = self._run(server, commands, f"start piping pane {pane_id}")
+        return decode(out).strip() == "0"
 
     # -- options, environment, buffers, channels -----------------------------
     def set_option(

@@ -365,6 +365,12 @@ class TmuxBackend(Protocol):
         """
         ...
 
+    def open_pipe(self, server: ServerRef, pane_id: str, command: str) -> bool:
+        """Pipe the pane's output to ``command`` unless it has a pipe already
+        (a user's is never replaced or closed), in one step; whether this
+        opened it."""
+        ...
+
     # -- options, environment, buffers, channels -----------------------------
     def set_option(
         self,

@@ -35,7 +35,7 @@ import time
 from gridmux.errors import GridmuxError, TmuxFailure, TmuxTimeout
 
 from . import _formats as formats
-from ._commands import Command, command_text, decode
+from ._commands import Command, command_text, decode, format_literal
 from ._failures import checked, describe_server
 from ._formats import STATE_FORMAT, RecordFormat
 from ._reads import split_record
@@ -93,11 +93,24 @@ def _alive(pid: int) -> bool:
     return fields[:1] != [b"Z"]
 
 
+def pipe_literal(command: str) -> str:
+    """``command`` as pipe-pane runs it: it expands a format, then strftime(3)."""
+    return format_literal(command).replace("%", "%%")
+
+
+def pipe_open_command(pane_id: str, command: str) -> Command:
+    """Pipe the pane's output to ``command`` unless it has a pipe already.
+
+    Not ``pipe-pane -o``: that closes an open pipe (it toggles)."""
+    pipe = ["pipe-pane", "-t", pane_id, "--", pipe_literal(command)]
+    return ["if-shell", "-F", "-t", pane_id, "#{?pane_pipe,,1}", command_text(pipe)]
+
+
 class _Tokens:
     def __init__(self) -> None:
         base = secrets.token_hex(10)
-        self.pid, self.before, self.waited, self.status, self.after, self.joined = (
-            f"gridmux-{base}-{i}" for i in range(6)
+        self.pid, self.before, self.piped, self.waited, self.status, self.after, self.joined = (
+            f"gridmux-{base}-{i}" for i in range(7)
         )
         self.not_typed = f"gridmux-{base}-n"
 
@@ -116,6 +129,9 @@ def commands_for(
 ) -> list[Command]:
     mark = tokens.mark
     typed: list[Command] = [
+        ["display-message", "-p", "-t", pane_id, "#{pane_pipe}"],
+        mark(tokens.piped),
+        *([pipe_open_command(pane_id, line.pipe)] if line.pipe is not None else []),
         ["send-keys", "-l", "-t", pane_id, line.text],
         ["send-keys", "-t", pane_id, "Enter"],
         ["wait-for", line.done],
@@ -169,12 +185,19 @@ def type_and_wait(
     before = parse_snapshot(what, pane_id, rest, window_start, None, False)
     if "waited" not in sections:
         return TypedRun(pane=pane, before=before, typed=False)
+    piped = line.pipe is not None and decode(sections["piped"]).strip() == "0"
     status = decode(sections["status"]).strip() or None
     after = parse_snapshot(what, pane_id, sections["after"], "-", None, False)
     state_line = sections["after"].partition(b"\n")[0] + b"\n"
     joined = parse_snapshot(what, pane_id, state_line + sections["joined"], "-", None, True)
     return TypedRun(
-        pane=pane, before=before, typed=True, status=status, after=after, joined=joined.rows
+        pane=pane,
+        before=before,
+        typed=True,
+        status=status,
+        after=after,
+        joined=joined.rows,
+        piped=piped,
     )
 
 
@@ -246,14 +269,14 @@ def _watch(
 
 def _sections(out: bytes, tokens: _Tokens, what: str) -> dict[str, bytes]:
     """The output between the token lines, by name (those that were printed)."""
-    names = ["pid", "before", "waited", "status", "after", "joined"]
+    names = ["pid", "before", "piped", "waited", "status", "after", "joined"]
     found: dict[str, bytes] = {}
     at = 0
     for name in names:
         token = getattr(tokens, name).encode() + b"\n"
         end = out.find(token, at)
         if end < 0 or (end > 0 and out[end - 1] != 10):
-            if name == "waited" and out[at:] == tokens.not_typed.encode() + b"\n":
+            if name == "piped" and out[at:] == tokens.not_typed.encode() + b"\n":
                 return found
             raise TmuxFailure(f"cannot {what}: tmux stopped before its {name} read")
         found[name] = out[at:end]

@@ -186,6 +186,9 @@ class LineToType:
     status_option: str
     done: str
     ack: str
+    #: a shell command to pipe the pane's output to while the line runs,
+    #: unless the pane has a pipe already; None: no pipe
+    pipe: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +211,8 @@ class TypedRun:
     status: str | None = None
     after: PaneSnapshot | None = None
     joined: tuple[str, ...] | None = None
+    #: the list opened ``LineToType.pipe`` (the pane had no pipe): close it
+    piped: bool = False
 
 
 @dataclass(frozen=True, slots=True)

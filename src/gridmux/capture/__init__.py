@@ -16,6 +16,7 @@ from ._core import (
     advance,
     first,
     parse_cursor,
+    untrimmed,
 )
 from ._cursor import (
     MAX_LENGTH,
@@ -59,4 +60,5 @@ __all__ = [
     "line_cost",
     "parse_cursor",
     "row_hash",
+    "untrimmed",
 ]

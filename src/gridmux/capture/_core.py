@@ -487,3 +487,8 @@ def _reflow_cells(rows: Rows, anchor: int, k: int, width: int) -> int | None:
 def _plain(text: str) -> bool:
     """Printable ASCII only: one character per cell."""
     return text.isascii() and text.isprintable()
+
+
+#: ``_untrimmed`` for callers outside the core (run_command: whether row
+#: indices still hold).
+untrimmed = _untrimmed

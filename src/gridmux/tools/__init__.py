@@ -43,6 +43,7 @@ from ._context import TOOL_CONTEXT, ToolContext
 from ._models import PaneInfo, SessionInfo, WindowInfo
 from ._params import SHARED_PARAMETERS
 from ._results import pane_result, session_result, window_result
+from ._run_output import KEEP_RUNS, OUTPUTS
 from ._schemas import UnlistedResults, lean_input, lean_output
 from ._server_defaults import ServerDefaults, listed
 from ._targets import check_id, resolve_session
@@ -119,7 +120,14 @@ def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
         mcp.add_middleware(UnlistedResults())
 
 
+def run_output(run_id: str) -> list[str] | None:
+    """The whole output of a recent run_command (its ``full_output``), or None
+    when this process does not keep it (any more)."""
+    return OUTPUTS.lines(run_id)
+
+
 __all__ = [
+    "KEEP_RUNS",
     "SHARED_PARAMETERS",
     "TOOL_CONTEXT",
     "AnswerShaper",
@@ -132,6 +140,7 @@ __all__ = [
     "pane_result",
     "register_all",
     "resolve_session",
+    "run_output",
     "session_result",
     "strip_blank_tail",
     "tool_docs",

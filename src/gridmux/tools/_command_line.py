@@ -11,23 +11,34 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gridmux.backend import PaneInfo, PaneSnapshot, PaneState, ServerRef
-from gridmux.capture import Cursor, RowMemory, advance
+from gridmux.capture import Cursor, RowMemory, advance, untrimmed
 from gridmux.errors import GridmuxError, InvalidArgument, PaneDead
 
 from ._context import ToolContext, tool_error
+from ._run_output import markers, printf_text
 from ._shells import CLAIM_OPTION
 
 
 @dataclass(frozen=True, slots=True)
 class TypedLine:
-    """The line run_command types, and the names it uses."""
+    """The line run_command types, the script it sources, and the names it uses."""
 
     text: str
     status_option: str
     done_channel: str
     ack_channel: str
-    #: The end of the typed line with whitespace removed: finds the echo's last row.
+    #: The command as redrawn, whitespace removed: finds the redrawn line's last row.
     needle: str
+    #: What the shell sources (written to ``script_path`` before typing).
+    script: str
+    script_path: str
+    #: Where ``pipe-pane`` copies the pane's output to (``_run_output``).
+    pipe_path: str
+
+    @property
+    def pipe_command(self) -> str:
+        """The shell command ``pipe-pane`` runs: append to ``pipe_path``."""
+        return "exec cat >> " + shell_quote(self.pipe_path)
 
 
 def shell_quote(text: str) -> str:
@@ -38,16 +49,49 @@ def shell_quote(text: str) -> str:
 #: (the gridmux that typed the line died): the hold never wedges the pane.
 HOLD_LIMIT = 5
 
+#: How each shell adds a line to its history (``suppress_history=False``).
+_HISTORY = {"bash": "history -s -- ", "zsh": "print -rs -- ", "ksh": "print -rs -- "}
 
-def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool) -> TypedLine:
+
+def displayed(command: str) -> str:
+    """The command as it is redrawn on screen: tabs as spaces, other control
+    characters in caret notation (``^[``), so none of them reaches the terminal."""
+    out: list[str] = []
+    for char in command:
+        code = ord(char)
+        if char == "\t":
+            out.append(" ")
+        elif code < 0x20 or code == 0x7F:
+            out.append("^" + chr(code ^ 0x40))
+        elif 0x80 <= code < 0xA0:
+            out.append("?")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def typed_line(
+    command: str,
+    pane_id: str,
+    token: str,
+    *,
+    suppress_history: bool,
+    script_path: str,
+    cursor_x: int = 0,
+    width: int = 80,
+    shell: str = "sh",
+) -> TypedLine:
+    """The short line to type at a prompt whose cursor is at ``cursor_x`` in a
+    pane ``width`` cells wide, and the script it sources (see ``commands``)."""
     status, done, ack = f"@gridmux-status-{token}", f"gridmux-{token}", f"gridmux-{token}-ack"
     # run-shell expands its argument as a format once (## -> #); the delayed if-shell
     # then signals the ack only while the status is still there, i.e. the shell
     # still waits: an acknowledged run leaves no signal behind.
     still_held = f"##{{!=:##{{{status}}},}}"
     release = f"if -F -t {pane_id} '{still_held}' 'wait-for -S {ack}'"
-    suffix = (
-        f'; tmux set-option -p -t {pane_id} {status} "$?"'
+    saved = f"_gridmux_{token}"
+    finish = (
+        f'tmux set-option -p -t {pane_id} {status} "${saved}"'
         f' \\; run-shell -b -d {HOLD_LIMIT} -C "{release}"'
         f" \\; wait-for -S {done} \\; wait-for {ack}"
         f" \\; set-option -p -u -t {pane_id} {status}"
@@ -55,8 +99,30 @@ def typed_line(command: str, pane_id: str, token: str, *, suppress_history: bool
         f" \\; if -F -t {pane_id} '#{{==:#{{{CLAIM_OPTION}}},x.{token}}}'"
         f" 'set -p -u -t {pane_id} {CLAIM_OPTION}'"
     )
-    text = (" " if suppress_history else "") + "eval " + shell_quote(command) + suffix
-    return TypedLine(text, status, done, ack, squash(suffix))
+    # The leading space keeps this line out of the history of shells that
+    # skip such lines (HISTCONTROL=ignorespace, zsh's HIST_IGNORE_SPACE).
+    text = " . " + shell_quote(script_path)
+    shown = displayed(command)
+    # The echoed line took this many rows from the prompt's row down (the
+    # cursor is on the row below); redraw the command from the prompt's end.
+    rows = max(1, -(-(cursor_x + len(text)) // max(1, width)))
+    start, end = (printf_text(marker) for marker in markers(token))
+    redraw = f"printf '\\033[{rows}A\\033[{cursor_x + 1}G\\033[J%s\\n{start}' " + shell_quote(shown)
+    history = _HISTORY.get(shell.lstrip("-"))
+    lines = [redraw]
+    if not suppress_history and history is not None:
+        lines.append(history + shell_quote(command))
+    lines += [
+        "eval " + shell_quote(command),
+        f"{saved}=$?",
+        f"printf '{end}'",
+        finish,
+        f"unset {saved}",
+    ]
+    script = "\n".join(lines) + "\n"
+    return TypedLine(
+        text, status, done, ack, squash(shown), script, script_path, script_path + ".pipe"
+    )
 
 
 def squash(text: str) -> str:
@@ -78,26 +144,38 @@ def echo_end(rows: Sequence[str], needle: str) -> int | None:
 def output_rows(
     snap: PaneSnapshot, cursor: Cursor, line: TypedLine, memory: RowMemory | None = None
 ) -> tuple[list[str], bool, int, int]:
-    """Rows after the echoed line up to the cursor, whether the head is gone,
-    and their absolute first and last index (every retained row in ``snap``)."""
+    """Rows after the redrawn command line up to the cursor, whether the head
+    is gone, and their absolute first and last index (every retained row in
+    ``snap``; ``cursor`` was taken at the prompt just before typing).
+
+    The command line starts on the cursor's anchor row: where the delta from
+    ``cursor`` starts, or, when the capture core cannot prove that delta (a
+    young cursor), at the anchor's own index while tmux provably moved no row
+    (no trim, no clear, no reflow since). Else no row is known to be the
+    command's: every retained row is output, and the head counts as missed.
+    """
     reading = advance(cursor, snap, memory=memory)
     state, top, rows = snap.state, snap.top, snap.rows
     anchor = state.history_size + state.cursor_y
     end = anchor if rows[anchor - top] else anchor - 1
-    start = top
+    start: int | None = None
     if not reading.lines_missed:
         end = anchor if reading.cursor.shown else anchor - 1
         start = end - len(reading.lines) + 1
+    elif (
+        untrimmed(state)
+        and state.width == cursor.width
+        and state.history_size >= cursor.history_size
+        and top <= cursor.anchor <= anchor
+    ):
+        start = cursor.anchor
+    if start is None:
+        return list(rows[: end - top + 1]), True, top, end
     echoed = echo_end(rows[start - top : end - top + 1], line.needle)
-    if echoed is None and start > top:
-        # The typed line belongs in an exact delta (output that replayed the
-        # rows above the prompt can fake one): the token alone pins it
-        # among every retained row.
-        start, echoed = top, echo_end(rows[: end - top + 1], line.needle)
     if echoed is not None:
         start += echoed + 1
-    # Else the echoed line is no longer retained (trimmed or cleared):
-    # every row tmux still holds came after it.
+    # Else the redrawn line is no longer retained (cleared): every row
+    # after its start is output.
     return list(rows[start - top : end - top + 1]), echoed is None, start, end
 
 
@@ -142,6 +220,8 @@ class Output:
     lines_missed: bool
     #: the pane while the shell was still held: its prompt moves the cursor
     held: PaneState
+    #: where the whole output can be read (it came through the pipe)
+    uri: str | None = None
 
 
 def check_not_caller(ctx: ToolContext, server: ServerRef, pane_id: str) -> None:

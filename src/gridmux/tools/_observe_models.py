@@ -114,11 +114,21 @@ class RunCommandResult(_Result):
         )
     )
     output_truncated: bool
-    output_truncated_lines: int = Field(description="Oldest lines dropped by max_lines.")
+    output_truncated_lines: int = Field(
+        description="Oldest whole lines dropped by max_lines/max_bytes."
+    )
+    output_truncated_bytes: int = Field(description="UTF-8 bytes dropped from the head.")
+    full_output: str | None = Field(
+        default=None,
+        description=(
+            "gridmux: resource URI with every output line (last 16 runs kept); null if "
+            "read from the screen."
+        ),
+    )
     lines_missed: bool = Field(
         description=(
             "gridmux: the start of the output is gone (trimmed by history-limit or cleared), "
-            "so output holds only the rows tmux still retains."
+            "so output holds only the rows tmux still retains (full_output null)."
         )
     )
     effective_timeout: float

@@ -53,6 +53,8 @@ class Shells:
     """Which shells may still be drawing a prompt after a run let them go."""
 
     released: dict[tuple[ServerRef, str], Released] = field(default_factory=dict)
+    #: the script of a run that timed out, per pane: its shell may still read it
+    scripts: dict[tuple[ServerRef, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,41 +10,92 @@ run_command, step by step:
    program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
    fish, csh and friends never), no continuation prompt. Otherwise refuse
    with nothing typed and the claim given back. Take a capture_since cursor.
-2. Type ONE line at the shell prompt, then Enter::
+2. Write the run's script, ``T``, and an empty ``T.pipe`` into this
+   process's private directory (``_run_script``: made 0700 by ``mkdtemp``,
+   each file created 0600 with ``O_EXCL``). Pipe the pane's output into
+   ``T.pipe`` (``pipe-pane 'exec cat >> T.pipe'`` inside
+   ``if-shell -F '#{?pane_pipe,,1}'``, read in the same list: only a pane
+   with no pipe gets ours; a user's pipe is never replaced or closed, the
+   run then reads the screen, step 4). Then type ONE short line at the
+   prompt, then Enter::
 
-       [ ]eval '<command>'; tmux set-option -p -t %N @gridmux-status-T "$?" \\;
-           wait-for -S gridmux-T \\; wait-for gridmux-T-ack \\;
-           set-option -p -u -t %N @gridmux-status-T
+       [space]. '/tmp/gridmux-XXXX/T'
 
-   ``T`` is a fresh random token. ``eval`` runs the command in the shell
-   itself (``cd`` and ``export`` persist; a trailing comment or ``&`` cannot
-   swallow what follows), and its status is the command's. The ``tmux``
-   client reaches the pane's own server through ``$TMUX``: it stores the
-   status in a private pane option, signals ``gridmux-T``, and then waits for
-   our acknowledgement before the shell prints its next prompt. It also
+   ``T`` is a fresh random token. The leading space keeps the line out of
+   the history of shells that skip such lines (bash's
+   ``HISTCONTROL=ignorespace``, zsh's ``HIST_IGNORE_SPACE``). Agent text is
+   never typed and never reaches tmux: it is only in the file. The shell
+   sources the script, in the shell itself (``cd`` and ``export``
+   persist), which runs::
+
+       printf '\\033[<R>A\\033[<X+1>G\\033[J%s\\n<start>' '<command, as shown>'
+       [history -s -- '<command>']           (suppress_history off: bash;
+                                              zsh and ksh: print -rs --)
+       eval '<command>'
+       _gridmux_T=$?
+       printf '<end>'
+       tmux set-option -p -t %N @gridmux-status-T "$_gridmux_T" \\;
+           run-shell -b -d 5 -C "<release>" \\; wait-for -S gridmux-T \\;
+           wait-for gridmux-T-ack \\; set-option -p -u -t %N @gridmux-status-T \\;
+           <clear a timed-out claim>
+       unset _gridmux_T
+
+   The first line redraws the echoed line in place: up the ``R`` rows it
+   took (from the prompt's cursor column ``X`` and the pane's width, as
+   read in step 1), to column ``X``, erase to the end of the screen, then
+   the command as a person would have typed it after the prompt, with its
+   control characters in caret notation (``^[``) so none reaches the
+   terminal. The prompt itself is never touched. ``<start>`` and ``<end>``
+   are OSC sequences (``ESC ] gridmux-T-start BEL``) that tmux drops from
+   the screen (their number is no number) and the pipe keeps: they frame the
+   command's output in ``T.pipe``. ``eval`` runs the command
+   (a trailing comment or ``&`` cannot swallow what follows), and its
+   status is the command's. The ``tmux`` client reaches the pane's own
+   server through ``$TMUX``: it prints nothing, stores the status in a
+   private pane option, signals ``gridmux-T``, and then waits for our
+   acknowledgement before the shell prints its next prompt. It also
    schedules, in tmux itself (``run-shell -b -d 5 -C``), an ``if-shell -F``
-   that signals the acknowledgement if the status option is still there after
-   ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell held.
-   After a timed-out run it clears that run's ``x.`` claim.
+   that signals the acknowledgement if the status option is still there
+   after ``HOLD_LIMIT`` seconds: a gridmux that died never leaves the shell
+   held. After a timed-out run it clears that run's ``x.`` claim. So the
+   pane ends up showing the prompt, the command and its output, nothing of
+   gridmux. The script is deleted when the run is over; a timed-out run's
+   when the pane's shell is next proven back at its prompt (step 1); the
+   directory at exit.
 3. Wait for ``gridmux-T`` through the backend (tmux holds a signal sent
    before anyone waits, so the order cannot race), in slices of a second,
    checking between slices that the pane is still alive. Completion and the
    exit status come from the pane option, never from the screen.
 4. While the shell is held, read the pane: the capture core returns every
-   row written since the cursor (also rows that scrolled into history). The
-   echoed command line -- however many rows it wraps over -- is found by
-   the token it carries: rows are concatenated with whitespace removed
-   until the end of the typed line appears, and everything after that row
-   is output. When the core cannot prove the delta (a young cursor,
-   repetitive output above the prompt), the token still pins the command's
-   start, so the output is exact as long as the echoed line is retained;
-   if it was trimmed or cleared, every row still retained is output, and
-   ``lines_missed`` says the head is gone. The prompt has not been drawn
-   yet, so there is none to strip. The output rows are then re-read with
-   wrapped rows joined (when the pane provably did not change in between).
-   Commands are single lines: a shell reading in cooked mode (dash) prints
-   its ``> `` continuation prompts only after the tty has echoed the whole
-   text, so they would land in the output.
+   row written since the cursor (also rows that scrolled into history),
+   starting at the prompt's row, where the redrawn command starts. The
+   command -- however many rows it wraps over -- is skipped by its text:
+   rows are concatenated with whitespace removed until the whole command
+   appears, and everything after that row is output. When the core cannot
+   prove the delta (a young cursor, repetitive output above the prompt),
+   the prompt's row is still known by its index if tmux provably moved no
+   row since (no trim at history-limit, no clear, no resize), so the output
+   is exact. Otherwise no row is known to be the command's: every row still
+   retained is output, and ``lines_missed`` says the head is gone. The
+   prompt has not been drawn yet, so there is none to strip. The output
+   rows are then re-read with wrapped rows joined (when the pane provably
+   did not change in between). Commands are single lines.
+
+   When the run's pipe is open and the command finished, its output is
+   taken from the pipe instead (``_run_output``): once the end marker has
+   come through (tmux writes the pipe asynchronously; up to 3 s), the pipe
+   is closed and the bytes between the markers become lines (escape
+   sequences dropped, a carriage return overwriting its line, tabs to
+   columns of 8, trailing blanks trimmed). That is every line the command
+   printed, whatever ``history-limit`` and the screen kept, so
+   ``lines_missed`` is false. The bytes are kept (0600, beside the script)
+   for the resource ``tmux://runs/T/output`` the result names as
+   ``full_output``: the last 16 runs, 64 MiB at most; older ones are deleted,
+   all at exit. The result holds the newest ``max_lines`` (200) lines within
+   ``max_bytes`` (64,000), with ``output_truncated_lines`` and
+   ``output_truncated_bytes`` saying what was left out. A timed-out run, or
+   one whose end never came through, reads the screen (no ``full_output``);
+   its pipe is closed all the same.
 5. Signal ``gridmux-T-ack``: the shell removes the option and prints its
    prompt. This happens on every path, also after a timeout, when it is a
    signal held for later: the command keeps running (it is never
@@ -62,16 +113,19 @@ Without a control-mode client every command list is a tmux process, so
 steps 1-5 then go as ONE list (``TmuxBackend.type_and_wait``): the reads,
 an ``if-shell`` that types only into a pane that takes a line (and whose
 previous prompt is drawn), the wait, the status, every row both as is and
-with wrapped rows joined, and the release. The joined lines of the output
+with wrapped rows joined, and the release; opening the pipe is part of it
+too, closing it one more process. The joined lines of the output
 are picked out of the second read by walking up from the bottom
 (``joined_lines``); when that cannot be told for sure, the output is read
 again as in step 4. A timeout, a cancelled call or a shell that is gone
 ends the wait with one more process (``wait-for -S``).
 
-Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh) idle at its prompt
-(checked, see step 1; a partial line typed at the prompt is not visible to
-tmux and not detected), with ``tmux`` on its PATH and ``$TMUX`` set (tmux
-sets it). Output the
+Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh; fish and other
+shells are refused) idle at its prompt (checked, see step 1; a partial line
+typed at the prompt is not visible to tmux and not detected), on this
+machine as this user (it reads the script), with ``tmux`` on its PATH and
+``$TMUX`` set (tmux sets it), whose line editor echoes the typed line from
+the prompt's cursor column (bash, zsh, dash and ksh do). Output the
 shell has written is in the grid by the time tmux handles the signal, since
 the shell writes it before it even starts the tmux client.
 """
@@ -120,8 +174,10 @@ from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import (
     RunCommandResult,
 )
-from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import guarded
+from ._run_output import OUTPUTS, output_uri, piped_output, terminal_lines
+from ._run_script import SCRIPTS
 from ._shells import Busy, Claim, Released, claim, give_back
 from ._waiting import Progress, Timeout
 
@@ -177,10 +233,23 @@ async def run_command(
     session_id: SessionId = None,
     window_id: WindowId = None,
     timeout: Timeout = 30.0,
-    max_lines: MaxLines = None,
+    max_lines: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            description="Return at most this many of the newest lines (null: all).",
+        ),
+    ] = 200,
+    max_bytes: Annotated[
+        int | None,
+        Field(ge=1, description="Return at most this many UTF-8 bytes (null: all)."),
+    ] = 64000,
     suppress_history: Annotated[
         bool,
-        Field(description="Prefix a space, which shells with HISTCONTROL=ignorespace skip."),
+        Field(
+            description="Type a leading space (HISTCONTROL=ignorespace skips it); off: "
+            "add the command to bash/zsh/ksh history."
+        ),
     ] = True,
     nested_shell: Annotated[
         bool,
@@ -202,21 +271,20 @@ async def run_command(
     only watch, use capture_since or wait_for_text.
 
     Use for commands you author in a shell pane: it waits until the
-    command finishes and returns exit_status ($?) and exactly what the
-    command printed (also output that scrolled past the screen), without
-    the command line or the next prompt. The command runs in the pane's
-    shell itself, so cd and export persist. On timeout the result says
-    timed_out (not an error) with the output so far; the command keeps
-    running (still_running) and the pane stays usable -- send C-c with
-    send_keys to stop it. The pane must be a POSIX shell (sh, bash, zsh,
-    dash, ksh) at its prompt: a pane running another program (cat, vim,
-    python, sudo's password prompt), in copy mode, on the alternate screen,
-    at a continuation prompt, in a window with synchronize-panes on, or
-    running another run_command is refused and nothing is typed
-    (nested_shell=true for a shell started in the pane's shell; not one
-    through ssh or sudo). max_lines keeps the newest lines. For
-    long-running programs you only watch, use capture_since or wait_for_text
-    instead.
+    command finishes and returns exit_status ($?) and what the command
+    printed (the newest max_lines; full_output: a resource with every
+    line), without the command line or the next prompt. It runs in the
+    pane's shell (cd and export persist); the pane shows the command as if
+    typed and its output. On timeout the result says timed_out (not an
+    error) with the output so far; the command keeps running
+    (still_running) -- send C-c with send_keys to stop it. The pane must be
+    a POSIX shell (sh, bash, zsh, dash, ksh; not fish) at its prompt: a
+    pane running another program (cat, vim, sudo), in copy mode, on
+    the alternate screen, at a continuation prompt, in a window with
+    synchronize-panes on, or running another run_command is refused and
+    nothing is typed (nested_shell=true for a shell started in the pane's
+    shell; not via ssh or sudo). For long-running programs you only
+    watch, use capture_since or wait_for_text.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)
@@ -253,7 +321,7 @@ async def run_command(
         row = snap.rows[state.history_size + state.cursor_y - snap.top]
         check_at_prompt(pane, row, nested_shell=nested_shell, foreground=foreground)
 
-    def begin() -> tuple[str, Claim, PaneSnapshot]:
+    def begin() -> tuple[str, Claim, PaneInfo, PaneSnapshot]:
         """Claim the pane, wait for the previous run's prompt, check the pane."""
         target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
         check_not_caller(ctx, server, target)
@@ -270,58 +338,114 @@ async def run_command(
                 await_prompt(ctx, server, target, previous)
                 pane, snap = read_pane(target)
             check_pane(target, pane, snap)
-            return target, held, snap
+            # The shell is at its prompt: a timed-out run's script is read.
+            leftover = ctx.shells.scripts.pop((server, target), None)
+            if leftover is not None:
+                SCRIPTS.discard(leftover)
+            return target, held, pane, snap
         except BaseException:
             with contextlib.suppress(GridmuxError):
                 give_back(ctx.backend, held, typed=False)
             raise
 
-    target, held, snap = await ctx.call(guarded(begin))
-    line = typed_line(command, target, token, suppress_history=suppress_history)
+    target, held, pane, snap = await ctx.call(guarded(begin))
+    line = typed_line(
+        command,
+        target,
+        token,
+        suppress_history=suppress_history,
+        script_path=SCRIPTS.path_for(token),
+        cursor_x=pane.cursor_x,
+        width=snap.state.width,
+        shell=pane.current_command,
+    )
     outcome: list[RunCommandResult] = []
     typed = False
+    pipe = Pipe(ctx, server, target, line, token)
+    bounds = (max_lines, max_bytes)
     try:
+        SCRIPTS.write(line.script_path, line.script)
+        SCRIPTS.write(line.pipe_path, "")  # tmux's ``cat >>`` appends to this private file
         if ctx.backend.typed_runs_in_one_list():
             typed = True  # the list may type it, whatever else happens
             outcome.append(
-                await _run_in_one_list(
-                    ctx, server, target, line, started, timeout, max_lines, context
-                )
+                await _run_in_one_list(ctx, target, line, started, timeout, bounds, context, pipe)
             )
         else:
             cursor = first(snap, memory=ctx.row_memory).cursor
+            pipe.opened = await ctx.call(
+                lambda: ctx.backend.open_pipe(server, target, line.pipe_command)
+            )
             await ctx.call(
                 lambda: ctx.backend.send_keys(server, target, line.text, literal=True, enter=True)
             )
             typed = True
             outcome.append(
-                await _finish(
-                    ctx, server, target, cursor, line, started, timeout, max_lines, context
-                )
+                await _finish(ctx, target, cursor, line, started, timeout, bounds, context, pipe)
             )
     finally:
+        with anyio.CancelScope(shield=True):
+            await ctx.call(pipe.close)
+        SCRIPTS.discard(line.pipe_path)
         abandoned = bool(outcome) and outcome[0].still_running
+        if typed and (abandoned or not outcome):
+            # The shell may still read it: deleted once it is back at its prompt.
+            ctx.shells.scripts[(server, target)] = line.script_path
+        else:
+            SCRIPTS.discard(line.script_path)
         with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
             await ctx.call(lambda: give_back(ctx.backend, held, abandoned=abandoned, typed=typed))
     return outcome[0]
 
 
+class Pipe:
+    """The run's ``pipe-pane`` into its private file (``_run_output``), when
+    it ``opened`` one: the pane had no pipe of its user's."""
+
+    def __init__(
+        self, ctx: ToolContext, server: ServerRef, target: str, line: TypedLine, token: str
+    ) -> None:
+        self.ctx, self.server, self.target, self.line, self.token = ctx, server, target, line, token
+        self.opened = False
+
+    def close(self) -> None:
+        """Stop piping, if this run's pipe is open (never a user's)."""
+        if self.opened:
+            self.opened = False
+            with contextlib.suppress(GridmuxError):
+                self.ctx.backend.pipe_pane(self.server, self.target, None)
+
+    def output(self, screen: Output, status: int | None) -> Output:
+        """The command's whole output from the pipe, kept for the resource, if
+        it finished and its end came through the pipe; else ``screen``."""
+        if not self.opened or status is None:
+            return screen
+        data = piped_output(self.line.pipe_path, self.token)
+        self.close()
+        if data is None:
+            return screen
+        OUTPUTS.keep(self.token, self.line.script_path + ".out", data)
+        return Output(terminal_lines(data), False, screen.held, output_uri(self.token))
+
+
 async def _finish(
     ctx: ToolContext,
-    server: ServerRef,
     target: str,
     cursor: Cursor,
     line: TypedLine,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
     context: Context,
+    pipe: Pipe,
 ) -> RunCommandResult:
+    server = pipe.server
     progress = Progress(context, started, timeout, f"running a command in pane {target}")
     output: Output | None = None
     try:
         status = await _wait(ctx, server, target, line, timeout, progress)
-        output = await ctx.call(guarded(lambda: collect(ctx, server, target, cursor, line)))
+        screen = await ctx.call(guarded(lambda: collect(ctx, server, target, cursor, line)))
+        output = await ctx.call(lambda: pipe.output(screen, status))
     finally:
         # Always release the shell; a server that is gone has nobody waiting.
         with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
@@ -331,7 +455,7 @@ async def _finish(
                 output.held, time.monotonic() + _SETTLE
             )
     assert output is not None  # else the read raised
-    return _result(target, status, output, started, timeout, max_lines)
+    return _result(target, status, output, started, timeout, bounds)
 
 
 def await_prompt(ctx: ToolContext, server: ServerRef, target: str, previous: Released) -> None:
@@ -342,22 +466,26 @@ def await_prompt(ctx: ToolContext, server: ServerRef, target: str, previous: Rel
 
 async def _run_in_one_list(
     ctx: ToolContext,
-    server: ServerRef,
     target: str,
     line: TypedLine,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
     context: Context,
+    pipe: Pipe,
 ) -> RunCommandResult:
     """run_command as ONE tmux command list (``TmuxBackend.type_and_wait``):
     the reads before typing, the typing, the wait and the reads after it,
     for a backend that starts a tmux process per list. The pane is claimed
     and checked already; the list checks again that it takes a line."""
-    shell = LineToType(line.text, line.status_option, line.done_channel, line.ack_channel)
+    server = pipe.server
+    shell = LineToType(
+        line.text, line.status_option, line.done_channel, line.ack_channel, line.pipe_command
+    )
     progress = Progress(context, started, timeout, f"running a command in pane {target}")
     await progress.report(force=True)
     run = await _type_and_wait(ctx, server, target, shell, None, timeout, progress)
+    pipe.opened = run.piped
     if not run.typed:
         checked(lambda: check_typeable(ctx, server, run.pane))
     if run.after is None or not run.typed:
@@ -370,11 +498,12 @@ async def _run_in_one_list(
         dead = await ctx.call(lambda: _reaped(ctx, server, target, after.state))
         raise tool_error(shell_exited(target, dead))
     cursor = first(run.before, memory=ctx.row_memory).cursor
-    output = await ctx.call(
+    screen = await ctx.call(
         guarded(lambda: collect(ctx, server, target, cursor, line, held=after, joined=joined))
     )
+    output = await ctx.call(lambda: pipe.output(screen, status))
     ctx.shells.released[(server, target)] = Released(output.held, time.monotonic() + _SETTLE)
-    return _result(target, status, output, started, timeout, max_lines)
+    return _result(target, status, output, started, timeout, bounds)
 
 
 async def _type_and_wait(
@@ -433,9 +562,9 @@ def _result(
     output: Output,
     started: float,
     timeout: float,
-    max_lines: int | None,
+    bounds: tuple[int | None, int | None],
 ) -> RunCommandResult:
-    limited = limit_tail(tuple(output.lines), max_lines, None)
+    limited = limit_tail(tuple(output.lines), *bounds)
     return RunCommandResult(
         pane_id=target,
         exit_status=status,
@@ -445,6 +574,8 @@ def _result(
         output=list(limited.lines),
         output_truncated=limited.truncated,
         output_truncated_lines=limited.truncated_lines,
+        output_truncated_bytes=limited.truncated_bytes,
+        full_output=output.uri,
         lines_missed=output.lines_missed,
         effective_timeout=timeout,
     )
