@@ -265,10 +265,10 @@ async def run_command(
     context: Context,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> RunCommandResult:
-    """Run a shell command in a pane; return its exit_status and exactly what it printed (cd and
-    export persist). The pane must be a POSIX shell idle at its prompt, else it is refused and
-    nothing is typed; on timeout the command keeps running (still_running). For programs you
-    only watch, use capture_since or wait_for_text.
+    """Run a shell command in a pane; return its exit_status and the newest lines it printed
+    (full_output: every line). cd and export persist. The pane must be a POSIX shell idle at its
+    prompt, else it is refused and nothing is typed; on timeout the command keeps running
+    (still_running). For programs you only watch, use capture_since or wait_for_text.
 
     Use for commands you author in a shell pane: it waits until the
     command finishes and returns exit_status ($?) and what the command
