@@ -277,6 +277,12 @@ OTHER_SHELLS = frozenset(
 )
 
 
+def is_shell(command: str) -> bool:
+    """Whether ``command`` (a pane's current command) is a POSIX shell run_command
+    types into (a login shell's leading ``-`` aside)."""
+    return command.lstrip("-") in POSIX_SHELLS
+
+
 def check_at_prompt(
     pane: PaneInfo,
     row: str,
@@ -295,7 +301,7 @@ def check_at_prompt(
             hint="Drive it with send_keys, or start a POSIX shell (e.g. bash) in the pane.",
         )
     if not nested_shell:
-        if program not in POSIX_SHELLS:
+        if not is_shell(program):
             raise InvalidArgument(
                 f"{where} is running {program or 'a program'!r} in the foreground, not a "
                 "shell at its prompt: typed text would go to that program; nothing was typed",

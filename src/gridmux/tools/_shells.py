@@ -18,6 +18,8 @@ longer exists (gridmux died), and one of this process that no run of it holds.
 A shell let go by run_command is *released* until its prompt is drawn (the
 next run_command in that pane waits for it); that memory belongs to one
 :class:`~._context.ToolContext`, so two servers in one process never share it.
+Another process cannot know of it: a run that finds the foreground is not the
+shell waits briefly for the cursor to move before it refuses (``commands``).
 """
 
 from __future__ import annotations

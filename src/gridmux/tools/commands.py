@@ -4,7 +4,10 @@ run_command, step by step:
 
 1. Claim the pane (``_shells.claim``: a compare-and-set of the pane option
    ``@gridmux-run`` in tmux, so every gridmux process on the server sees it;
-   a pane another run holds is refused), wait for the previous run's prompt,
+   a pane another run holds is refused), wait for the previous run's prompt
+   (this process's; or, while the foreground is not the shell, up to 0.5 s
+   for the cursor to move: another process's run gives its claim back while
+   its shell's ``tmux`` client is still ending, before the prompt is drawn),
    then prove the pane takes a line: alive, not in copy mode, not on the
    alternate screen, not the pane this server runs in, its foreground
    program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
@@ -164,6 +167,7 @@ from ._command_line import (
     check_not_caller,
     check_typeable,
     checked,
+    is_shell,
     joined_lines,
     output_rows,
     parse_status,
@@ -265,10 +269,10 @@ async def run_command(
     context: Context,
     ctx: ToolContext = TOOL_CONTEXT,
 ) -> RunCommandResult:
-    """Run a shell command in a pane; return its exit_status and the newest lines it printed
-    (full_output: every line). cd and export persist. The pane must be a POSIX shell idle at its
-    prompt, else it is refused and nothing is typed; on timeout the command keeps running
-    (still_running). For programs you only watch, use capture_since or wait_for_text.
+    """Run a shell command in a pane; return its exit_status and last output lines (full_output:
+    all); cd and export persist. The pane must be a POSIX shell idle at its prompt, else it is
+    refused and nothing typed; on timeout the command keeps running (still_running). To watch a
+    program, use capture_since or wait_for_text.
 
     Use for commands you author in a shell pane: it waits until the
     command finishes and returns exit_status ($?) and what the command
@@ -334,6 +338,12 @@ async def run_command(
         try:
             previous = ctx.shells.released.pop((server, target), None)
             pane, snap = read_pane(target)
+            if previous is None and not is_shell(pane.current_command):
+                # Another gridmux process may have let this shell go a moment ago:
+                # its tmux client is ending and the prompt is still to come. Wait
+                # for it as for one of ours; a program that stays in the
+                # foreground is refused below all the same.
+                previous = Released(snap.state, time.monotonic() + _SETTLE)
             if previous is not None and not previous.settled(snap.state):
                 await_prompt(ctx, server, target, previous)
                 pane, snap = read_pane(target)
