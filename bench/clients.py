@@ -96,6 +96,19 @@ def audit_durations(path: Path) -> dict[str, float]:
     return durations
 
 
+def answer_parts(result: Mapping[str, Any]) -> tuple[int, int]:
+    """A tool answer's two parts in bytes: its text ``content`` (UTF-8 of the text
+    blocks) and its ``structuredContent`` (compact JSON; 0 when there is none)."""
+    text = "".join(b.get("text", "") for b in result.get("content", []))
+    structured = result.get("structuredContent")
+    encoded = (
+        b""
+        if structured is None
+        else json.dumps(structured, ensure_ascii=False, separators=(",", ":")).encode()
+    )
+    return len(text.encode()), len(encoded)
+
+
 class McpServer:
     """One running server behind a connected MCP client."""
 
@@ -105,6 +118,8 @@ class McpServer:
         self.audit_log = audit_log
         #: the request id of the latest call, to find its audit record
         self.last_request = ""
+        #: the latest answer in bytes: its JSON line over stdio, text, structured
+        self.last_bytes = (0, 0, 0)
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> tuple[float, Any]:
         """Call ``tool`` (``ping``: an MCP ping); (seconds to the answer, structured result)."""
@@ -112,12 +127,14 @@ class McpServer:
         try:
             if tool == "ping":
                 await self.client.ping()
+                self.last_bytes = (self.client.last_answer_bytes, 0, 0)
                 return time.perf_counter() - start, None
             result = await self.client.call_tool_mcp(tool, dict(arguments))
         except Exception as exc:  # a protocol error or a timeout, not a tool error
             raise BenchError(f"{self.spec.label}: {tool}: {type(exc).__name__}: {exc}") from exc
         elapsed = time.perf_counter() - start
         self.last_request = str(self.client.last_request_id)
+        self.last_bytes = (self.client.last_answer_bytes, *answer_parts(self.client.last_result))
         if result.is_error:
             text = " ".join(block.text for block in result.content)
             raise BenchError(f"{self.spec.label}: {tool} failed: {text}")

@@ -132,6 +132,8 @@ class CaseResult:
     #: the request id of each sample, and the time inside the server (gridmux only)
     requests: list[str] = field(default_factory=list)
     server_samples: list[float] = field(default_factory=list)
+    #: each sample's answer in bytes: (JSON line over stdio, text content, structured)
+    answer_bytes: list[tuple[int, int, int]] = field(default_factory=list)
     spawns_per_call: float | None = None
     #: tmux commands of the counted runs (``a+b`` for a command list) -> runs per call
     spawned: dict[str, float] = field(default_factory=dict)
@@ -180,6 +182,7 @@ async def run_cases(
                 if iteration >= warmup:
                     per_server[key].samples.append(elapsed)
                     per_server[key].requests.append(server.last_request)
+                    per_server[key].answer_bytes.append(server.last_bytes)
                     if note:
                         per_server[key].note(note)
         if case.tool != "ping":

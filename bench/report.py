@@ -9,6 +9,7 @@ are shown as information beside them, never judged.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,8 @@ class Report:
     latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     #: case name -> server key -> time inside the server (seconds; gridmux's audit records)
     server_time: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    #: case name -> server key -> median answer bytes: [JSON line, text, structured]
+    answer_bytes: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     #: case name -> budget for the median time inside the server (ms), None: no budget
     budgets: dict[str, float | None] = field(default_factory=dict)
     #: case name -> server key -> tmux processes per call
@@ -259,6 +262,23 @@ def exactness_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
     return rows, passes
 
 
+def median_bytes(samples: Sequence[tuple[int, int, int]]) -> list[int]:
+    """Each part's median over the samples: [JSON line, text content, structured]."""
+    return [round(statistics.median(part)) for part in zip(*samples, strict=True)]
+
+
+def bytes_rows(report: Report) -> list[list[str]]:
+    """Per timed case: each server's median answer, wire / text / structured bytes."""
+    rows = []
+    for case, per in report.answer_bytes.items():
+        cells = [case]
+        for server in report.servers:
+            found = per.get(server.key)
+            cells.append(" / ".join(f"{n:,}" for n in found) if found else "—")
+        rows.append(cells)
+    return rows
+
+
 def render(report: Report) -> str:
     """The generated section of docs/bench.md (also printed)."""
     meta = report.meta
@@ -282,6 +302,11 @@ def render(report: Report) -> str:
             "ratio (information)",
         ]
         out += table(header, rows)
+    rows = bytes_rows(report)
+    if rows:
+        out += ["", "### Bytes per call: the answer as the client reads it (median)", ""]
+        out += ["JSON line over stdio / text content / structuredContent (compact JSON).", ""]
+        out += table(["tool", *(server.label for server in report.servers)], rows)
     rows, ok = spawn_rows(report)
     if rows:
         passes += ok

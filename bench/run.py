@@ -219,6 +219,9 @@ async def latency_phase(
         per = timed[case.name]
         result.latency[case.name] = {k: v.samples for k, v in per.items()}
         result.server_time[case.name] = {k: v.server_samples for k, v in per.items()}
+        result.answer_bytes[case.name] = {
+            k: rpt.median_bytes(v.answer_bytes) for k, v in per.items() if v.answer_bytes
+        }
         result.budgets[case.name] = case.budget_ms
         result.notes += [
             f"{case.name}, {result.label(k)}: {text} ({n} of {plan.iterations} calls)"

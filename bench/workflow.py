@@ -18,13 +18,12 @@ Run it alone with ``python -m bench.workflow`` in a venv holding both servers;
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .clients import ServerSpec, _client, server_specs
+from .clients import ServerSpec, _client, answer_parts, server_specs
 from .tmuxenv import BenchError, TmuxEnv, find_tmux
 
 SESSION = "agent-bench"
@@ -44,17 +43,6 @@ def destructive(spec: ServerSpec) -> ServerSpec:
     return replace(spec, argv=tuple(argv))
 
 
-def _parts(result: Mapping[str, Any]) -> tuple[int, int]:
-    text = "".join(b.get("text", "") for b in result.get("content", []))
-    structured = result.get("structuredContent")
-    encoded = (
-        b""
-        if structured is None
-        else json.dumps(structured, ensure_ascii=False, separators=(",", ":")).encode()
-    )
-    return len(text.encode()), len(encoded)
-
-
 async def run_script(spec: ServerSpec, env: TmuxEnv) -> dict[str, Any]:
     """Run the agent script on one server: bytes received, in total and per step."""
     client, _ = _client(destructive(spec), env, None, "workflow")
@@ -71,7 +59,7 @@ async def run_script(spec: ServerSpec, env: TmuxEnv) -> dict[str, Any]:
             if result.is_error:
                 text = " ".join(b.text for b in result.content)
                 raise BenchError(f"{spec.label}: workflow: {tool} failed: {text}")
-            content, structured = _parts(raw)
+            content, structured = answer_parts(raw)
             steps.append(
                 {
                     "tool": tool,

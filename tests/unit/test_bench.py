@@ -366,6 +366,19 @@ def test_the_tool_list_of_every_tool_has_its_own_budget() -> None:
     assert "### tools/list: bytes a client receives (every tool" in rpt.render(report)
 
 
+def test_bytes_per_call_are_the_median_of_each_part_for_every_timed_tool() -> None:
+    report = sample_report()
+    report.answer_bytes["list_panes"] = {
+        "gridmux-on": rpt.median_bytes([(900, 300, 350), (1000, 400, 360), (5000, 9, 9)]),
+        rpt.PREDECESSOR: rpt.median_bytes([(2100, 1000, 1010)]),
+    }
+    assert report.answer_bytes["list_panes"]["gridmux-on"] == [1000, 300, 350]
+    assert rpt.bytes_rows(report) == [
+        ["list_panes", "—", "1,000 / 300 / 350", "2,100 / 1,000 / 1,010"]
+    ]
+    assert "### Bytes per call: the answer as the client reads it (median)" in rpt.render(report)
+
+
 def test_startup_ratio_pairs_the_rounds() -> None:
     report = sample_report()
     # the machine slowed down in round 2 for the predecessor's start-up only, and in
