@@ -5,6 +5,7 @@ shells and the shells run_command supports."""
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -219,6 +220,12 @@ async def test_refusals_in_each_shell_type_nothing(
         ),
         # an open quote: PS2 ('> ', zsh's 'quote> ')
         ("echo 'open", lambda: screen()[-1].endswith(">"), "continuation prompt"),
+        # a password prompt, as sudo shows one (echo off, a program in the foreground)
+        (
+            f"{sys.executable} -c \"import getpass; getpass.getpass('[sudo] password: ')\"",
+            lambda: screen()[-1] == "[sudo] password:",
+            "in the foreground",
+        ),
     ]
     for typed, ready, message in cases:
         backend.send_keys(tmux_server, pane_id, typed, literal=True, enter=True)
@@ -232,6 +239,13 @@ async def test_refusals_in_each_shell_type_nothing(
             lambda: screen()[-1] == "$" and foreground(backend, tmux_server, pane_id) == name,
             what=f"{name} back at its prompt",
         )
+    # copy mode: typed keys would drive the mode, not the shell
+    backend.copy_mode(tmux_server, pane_id, enter=True)
+    before = screen()
+    error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
+    assert "copy-mode" in error and "exit_copy_mode" in error
+    backend.copy_mode(tmux_server, pane_id, enter=False)
+    assert screen() == before
     out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
     assert (out["exit_status"], out["output"]) == (0, ["fine"])
 
