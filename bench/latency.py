@@ -21,7 +21,7 @@ from typing import Any
 
 from .clients import McpServer
 from .panewriter import PaneWriter
-from .tmuxenv import GRID_PANES, BenchError, Layout, TmuxEnv, tmux_commands
+from .tmuxenv import GRID_PANES, LIST_PANES_CASE, BenchError, Layout, TmuxEnv, tmux_commands
 
 FOLLOW_PREFILL = 1000
 FOLLOW_STEP = 3
@@ -40,7 +40,7 @@ CASES = (
     Case("ping (MCP round trip)", "ping", None),
     Case("list_sessions", "list_sessions", 5.0),
     Case("list_windows", "list_windows", 5.0),
-    Case(f"list_panes ({GRID_PANES} panes)", "list_panes", 5.0),
+    Case(LIST_PANES_CASE, "list_panes", 5.0),
     Case("capture_pane", "capture_pane", 5.0),
     Case("snapshot_pane", "snapshot_pane", 5.0),
     Case("capture_since (first)", "capture_since", 5.0),

@@ -25,6 +25,8 @@ from pathlib import Path
 WRITER = Path(__file__).resolve().parent / "writer.py"
 NUMBER = re.compile(r"L(\d{7})")
 GRID_PANES = 20
+#: The latency case that lists them (its answer's bytes a pane have a budget).
+LIST_PANES_CASE = f"list_panes ({GRID_PANES} panes)"
 
 
 class BenchError(RuntimeError):

@@ -19,7 +19,7 @@ from bench.exactness import (
     start_state,
 )
 from bench.stats import Summary, percentile, ratio
-from bench.tmuxenv import TmuxEnv, tmux_commands
+from bench.tmuxenv import LIST_PANES_CASE, TmuxEnv, tmux_commands
 from bench.writer import numbered
 
 
@@ -377,6 +377,23 @@ def test_bytes_per_call_are_the_median_of_each_part_for_every_timed_tool() -> No
         ["list_panes", "—", "1,000 / 300 / 350", "2,100 / 1,000 / 1,010"]
     ]
     assert "### Bytes per call: the answer as the client reads it (median)" in rpt.render(report)
+
+
+def test_list_panes_bytes_a_pane_have_issue_15s_budget() -> None:
+    report = sample_report()
+    report.answer_bytes[LIST_PANES_CASE] = {
+        "gridmux-off": [9000, 1400, 6600],  # 400 a pane: within
+        "gridmux-on": [9000, 1400, 6620],  # 401 a pane: over
+        rpt.PREDECESSOR: [18000, 8000, 8000],
+    }
+    rows, passes = rpt.pane_bytes_rows(report)
+    assert rows == [
+        ["gridmux (control mode off)", "400", "≤ 400", "PASS", "0.50"],
+        ["gridmux (control mode on)", "401", "≤ 400", "FAIL", "0.50"],
+        ["libtmux-mcp", "800", "—", "—", "—"],
+    ]
+    assert passes == [True, False]
+    assert "### list_panes: bytes a pane (20 panes" in rpt.render(report)
 
 
 def test_startup_ratio_pairs_the_rounds() -> None:
