@@ -197,3 +197,52 @@ async def test_a_window_with_synchronize_panes_is_refused(
         assert screen(backend, ref, sibling) == before
     backend.set_option(ref, "synchronize-panes", "off", scope="window", target=window)
     assert (await run(client, pane, "echo fine"))["output"] == ["fine"]
+
+
+def cursor_row(backend: TmuxBackend, ref: ServerRef, pane: str) -> str:
+    state = backend.pane_state(ref, pane)
+    return screen(backend, ref, pane)[state.history_size + state.cursor_y]
+
+
+async def test_a_partly_typed_line_is_refused(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    eventually: Eventually,
+) -> None:
+    """Text typed at the prompt without Enter (by a person, or send_keys): the
+    typed line would be added to it and the shell would run something else."""
+    pane = new_pane(backend, ref)
+    assert (await run(client, pane, "echo first"))["output"] == ["first"]
+    await eventually(lambda: cursor_row(backend, ref, pane) == "$", what="the prompt")
+    backend.send_keys(ref, pane, "echo half", literal=True)
+    await eventually(lambda: cursor_row(backend, ref, pane) == "$ echo half", what="the text")
+    error = await refused_untouched(client, backend, ref, pane)
+    assert "partly typed line" in error and "C-u" in error
+    backend.send_keys(ref, pane, "C-u")
+    await eventually(lambda: cursor_row(backend, ref, pane) == "$", what="a cleared line")
+    assert (await run(client, pane, "echo whole"))["output"] == ["whole"]
+
+
+async def test_an_unfamiliar_prompt_is_vouched_for_once(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    eventually: Eventually,
+) -> None:
+    """A prompt that ends like none gridmux knows is refused until the caller
+    vouches for it (prompt_only); a run proves it, and later runs need no vouching."""
+    pane = new_pane(backend, ref)
+    assert (await run(client, pane, "PS1='ready: '"))["exit_status"] == 0
+    await eventually(lambda: cursor_row(backend, ref, pane) == "ready:", what="the new prompt")
+    error = await refused_untouched(client, backend, ref, pane)
+    assert "'ready:'" in error and "prompt_only=true" in error
+    out = await run(client, pane, "echo vouched", prompt_only=True)
+    assert (out["exit_status"], out["output"]) == (0, ["vouched"])
+    for word in ("proven", "again"):
+        assert (await run(client, pane, f"echo {word}"))["output"] == [word]
+    await eventually(lambda: cursor_row(backend, ref, pane) == "ready:", what="the prompt")
+    backend.send_keys(ref, pane, "ls", literal=True)  # typed after the proven prompt
+    await eventually(lambda: cursor_row(backend, ref, pane) == "ready: ls", what="typed text")
+    error = await refused_untouched(client, backend, ref, pane)
+    assert "partly typed line" in error

@@ -212,23 +212,27 @@ async def test_refusals_in_each_shell_type_nothing(
     def screen() -> list[str]:
         return written_rows(backend, tmux_server, pane_id)
 
-    cases: list[tuple[str, Callable[[], bool], str]] = [
+    cases: list[tuple[str, bool, Callable[[], bool], str]] = [
         (
             "cat",
+            True,
             lambda: foreground(backend, tmux_server, pane_id) == "cat",
             "running 'cat' in the foreground",
         ),
         # an open quote: PS2 ('> ', zsh's 'quote> ')
-        ("echo 'open", lambda: screen()[-1].endswith(">"), "continuation prompt"),
+        ("echo 'open", True, lambda: screen()[-1].endswith(">"), "continuation prompt"),
         # a password prompt, as sudo shows one (echo off, a program in the foreground)
         (
             f"{sys.executable} -c \"import getpass; getpass.getpass('[sudo] password: ')\"",
+            True,
             lambda: screen()[-1] == "[sudo] password:",
             "in the foreground",
         ),
+        # text typed at the prompt without Enter
+        ("echo half", False, lambda: screen()[-1] == "$ echo half", "partly typed line"),
     ]
-    for typed, ready, message in cases:
-        backend.send_keys(tmux_server, pane_id, typed, literal=True, enter=True)
+    for typed, enter, ready, message in cases:
+        backend.send_keys(tmux_server, pane_id, typed, literal=True, enter=enter)
         wait_until(ready, what=f"{typed!r} pending in {name}")
         before = screen()
         error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
@@ -248,6 +252,64 @@ async def test_refusals_in_each_shell_type_nothing(
     assert screen() == before
     out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
     assert (out["exit_status"], out["output"]) == (0, ["fine"])
+
+
+def cursor_x(backend: TmuxCommandBackend, ref: ServerRef, pane_id: str) -> int:
+    return backend.pane_state(ref, pane_id).cursor_x
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"], indirect=True)
+async def test_text_right_of_the_cursor_is_refused(
+    shell: tuple[str, str],
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+) -> None:
+    """The cursor moved back to the start of a typed line (C-a): text right of it."""
+    name, pane_id = shell
+    backend.send_keys(tmux_server, pane_id, "echo half", literal=True)
+    backend.send_keys(tmux_server, pane_id, "C-a")
+    wait_until(lambda: cursor_x(backend, tmux_server, pane_id) == 2, what="the cursor moved back")
+    before = written_rows(backend, tmux_server, pane_id)
+    error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
+    assert "right of the cursor" in error and "'echo half'" in error
+    assert written_rows(backend, tmux_server, pane_id) == before
+    backend.send_keys(tmux_server, pane_id, "C-k")
+    wait_until(
+        lambda: written_rows(backend, tmux_server, pane_id) == ["$"], what=f"{name}'s empty line"
+    )
+    out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
+    assert (out["exit_status"], out["output"]) == (0, ["fine"])
+
+
+@pytest.mark.parametrize("shell", ["zsh"], indirect=True)
+async def test_a_zsh_right_prompt_is_a_prompt(
+    shell: tuple[str, str],
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    wait_until: WaitUntil,
+) -> None:
+    _, pane_id = shell
+    await call(client, "run_command", command="RPROMPT='[right]'", pane_id=pane_id)
+    wait_until(
+        lambda: written_rows(backend, tmux_server, pane_id)[-1].endswith("[right]"),
+        what="the right prompt",
+    )
+    out = await call(client, "run_command", command="echo beside", pane_id=pane_id)
+    assert (out["exit_status"], out["output"]) == (0, ["beside"])
+    wait_until(
+        lambda: written_rows(backend, tmux_server, pane_id)[-1].endswith("[right]"),
+        what="the right prompt again",
+    )
+    backend.send_keys(tmux_server, pane_id, "echo half", literal=True)
+    wait_until(
+        lambda: written_rows(backend, tmux_server, pane_id)[-1].startswith("$ echo half "),
+        what="typed text beside the right prompt",
+    )
+    error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
+    assert "partly typed line" in error
 
 
 @pytest.mark.parametrize("nested", [False, True])

@@ -98,7 +98,8 @@ send_keys_batch mutating SendKeysBatchResult
     operations on_error='stop' timeout=None socket_name=None
 run_command mutating RunCommandResult
     command pane_id=None session_name=None session_id=None window_id=None timeout=30.0
-    max_lines=200 max_bytes=64000 suppress_history=True nested_shell=False socket_name=None
+    max_lines=200 max_bytes=64000 suppress_history=True nested_shell=False prompt_only=False
+    socket_name=None
 capture_pane readonly str
     pane_id=None session_name=None session_id=None window_id=None start=None end=None
     max_lines=500 socket_name=None

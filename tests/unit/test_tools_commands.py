@@ -66,7 +66,9 @@ async def test_output_that_replays_the_rows_above_the_prompt_is_not_mistaken_for
     backend.new_session(REF, name="scratch")
     backend.set_option(REF, "history-limit", "100", scope="session", global_=True)
     pane = new_pane(backend, height=10)
-    backend.server(REF).pane(pane).write("".join(f"r{i}\n" for i in range(200)).encode())
+    # The shell's output, then its prompt (run_command types only after a prompt).
+    rows = "".join(f"r{i}\n" for i in range(200))
+    backend.server(REF).pane(pane).write(f"{rows}$ ".encode())
     # A pipe of the user's: run_command reads the screen, which this is about.
     backend.pipe_pane(REF, pane, "cat >> /dev/null")
     replay = "; ".join(f"echo r{i}" for i in range(150, 200))

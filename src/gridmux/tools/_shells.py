@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 from gridmux.backend import PaneState, ServerRef, TmuxBackend
 
+from ._prompt_line import PromptRow
+
 #: The pane option that holds the claim.
 CLAIM_OPTION = "@gridmux-run"
 
@@ -57,6 +59,9 @@ class Shells:
     released: dict[tuple[ServerRef, str], Released] = field(default_factory=dict)
     #: the script of a run that timed out, per pane: its shell may still read it
     scripts: dict[tuple[ServerRef, str], str] = field(default_factory=dict)
+    #: the cursor's row when a run's line was last proven typed at an empty
+    #: command line, per pane (``_prompt_line``): that shell's prompt
+    prompts: dict[tuple[ServerRef, str], PromptRow] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,14 @@ run_command, step by step:
    then prove the pane takes a line: alive, not in copy mode, not on the
    alternate screen, not the pane this server runs in, its foreground
    program the pane's own POSIX shell (``nested_shell``: any POSIX shell;
-   fish, csh and friends never), no continuation prompt. Otherwise refuse
-   with nothing typed and the claim given back. Take a capture_since cursor.
+   fish, csh and friends never), no continuation prompt, and an empty
+   command line (``_prompt_line``: nothing typed without Enter, judged from
+   the cursor's row against the prompt the last run in this pane proved, or
+   else the shapes prompts end in; ``prompt_only`` vouches for another
+   shape). A prompt may still be being drawn: a shell let go a moment ago is
+   read again until its deadline, a pane with nothing on it until the run's
+   timeout. Otherwise refuse with nothing typed and the claim given back.
+   Take a capture_since cursor.
 2. Write the run's script, ``T``, and an empty ``T.pipe`` into this
    process's private directory (``_run_script``: made 0700 by ``mkdtemp``,
    each file created 0600 with ``O_EXCL``). Pipe the pane's output into
@@ -124,8 +130,9 @@ again as in step 4. A timeout, a cancelled call or a shell that is gone
 ends the wait with one more process (``wait-for -S``).
 
 Assumptions: a POSIX shell (sh, bash, zsh, dash, ksh; fish and other
-shells are refused) idle at its prompt (checked, see step 1; a partial line
-typed at the prompt is not visible to tmux and not detected), on this
+shells are refused) idle at its prompt with an empty command line (checked,
+see step 1: typed text is seen by its echo, so text typed after an unproven
+prompt that itself ends like a prompt, ``echo $``, is not detected), on this
 machine as this user (it reads the script), with ``tmux`` on its PATH and
 ``$TMUX`` set (tmux sets it), whose line editor echoes the typed line from
 the prompt's cursor column (bash, zsh, dash and ksh do). Output the
@@ -179,6 +186,7 @@ from ._observe_models import (
     RunCommandResult,
 )
 from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._prompt_line import PartlyTyped, PromptRow, check_line_empty, split_row
 from ._refusals import guarded
 from ._run_output import OUTPUTS, output_uri, piped_output, terminal_lines
 from ._run_script import SCRIPTS
@@ -191,6 +199,8 @@ _SLICE = 1.0
 #: for the shell to show its prompt.
 _SETTLE = 0.5
 _SETTLE_POLL = 0.0005
+#: The longest pause between two reads of a pane whose prompt is still to come.
+_PROMPT_POLL = 0.02
 #: tmux reads ``capture-pane -S/-E`` values beyond this as unparsable.
 _CAPTURE_BOUND = 32767
 
@@ -263,6 +273,13 @@ async def run_command(
             "sudo. Off: any program but the pane's own shell is refused."
         ),
     ] = False,
+    prompt_only: Annotated[
+        bool,
+        Field(
+            description="Vouch that the cursor's row shows only the shell's prompt, no typed "
+            "text, for a prompt gridmux does not recognise."
+        ),
+    ] = False,
     socket_name: SocketName = None,
     socket_path: SocketPath = None,
     *,
@@ -284,10 +301,13 @@ async def run_command(
     (still_running) -- send C-c with send_keys to stop it. The pane must be
     a POSIX shell (sh, bash, zsh, dash, ksh; not fish) at its prompt: a
     pane running another program (cat, vim, sudo), in copy mode, on
-    the alternate screen, at a continuation prompt, in a window with
-    synchronize-panes on, or running another run_command is refused and
-    nothing is typed (nested_shell=true for a shell started in the pane's
-    shell; not via ssh or sudo). For long-running programs you only
+    the alternate screen, at a continuation prompt, with text typed at
+    the prompt without Enter, in a window with synchronize-panes on, or
+    running another run_command is refused and nothing is typed
+    (nested_shell=true for a shell started in the pane's shell; not via ssh
+    or sudo). A prompt ending in neither $, #, %, > nor an arrow is refused
+    until a run proved it: pass prompt_only=true once if the cursor's row
+    shows only the prompt. For long-running programs you only
     watch, use capture_since or wait_for_text.
     """
     started = time.monotonic()
@@ -317,15 +337,40 @@ async def run_command(
         except NotFound as exc:
             raise NotFound(f"no pane {target} on this tmux server") from exc
 
-    def check_pane(target: str, pane: PaneInfo, snap: PaneSnapshot) -> None:
-        """The pane takes a typed line now (see the module doc, step 1)."""
+    def check_pane(target: str, pane: PaneInfo, snap: PaneSnapshot) -> PromptRow:
+        """The pane takes a typed line now (see the module doc, step 1): the
+        cursor's row, split at the cursor."""
         check_typeable(ctx, server, pane)
         foreground = None if nested_shell else ctx.backend.foreground_process_group(server, target)
         state = snap.state
         row = snap.rows[state.history_size + state.cursor_y - snap.top]
         check_at_prompt(pane, row, nested_shell=nested_shell, foreground=foreground)
+        if prompt_only:
+            return split_row(pane, row)
+        proven = ctx.shells.prompts.get((server, target))
+        return check_line_empty(pane, row, proven, width=state.width)
 
-    def begin() -> tuple[str, Claim, PaneInfo, PaneSnapshot]:
+    def checked_pane(
+        target: str, pane: PaneInfo, snap: PaneSnapshot, previous: Released | None
+    ) -> tuple[PaneInfo, PaneSnapshot, PromptRow]:
+        """``check_pane``, again while a prompt may still be being drawn: the
+        shell was let go a moment ago (until ``previous``'s deadline), or has
+        drawn nothing yet (until the run's timeout)."""
+        pause = _SETTLE_POLL
+        while True:
+            try:
+                return pane, snap, check_pane(target, pane, snap)
+            except PartlyTyped:
+                blank = not any(row.strip() for row in snap.rows)
+                settling = 0.0 if previous is None else previous.deadline
+                until = started + timeout if blank else settling
+                if time.monotonic() >= until:
+                    raise
+            time.sleep(pause)  # in a worker thread, between reads of tmux
+            pause = min(pause * 2, _PROMPT_POLL)
+            pane, snap = read_pane(target)
+
+    def begin() -> tuple[str, Claim, PaneInfo, PaneSnapshot, PromptRow]:
         """Claim the pane, wait for the previous run's prompt, check the pane."""
         target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
         check_not_caller(ctx, server, target)
@@ -347,18 +392,18 @@ async def run_command(
             if previous is not None and not previous.settled(snap.state):
                 await_prompt(ctx, server, target, previous)
                 pane, snap = read_pane(target)
-            check_pane(target, pane, snap)
+            pane, snap, prompt = checked_pane(target, pane, snap, previous)
             # The shell is at its prompt: a timed-out run's script is read.
             leftover = ctx.shells.scripts.pop((server, target), None)
             if leftover is not None:
                 SCRIPTS.discard(leftover)
-            return target, held, pane, snap
+            return target, held, pane, snap, prompt
         except BaseException:
             with contextlib.suppress(GridmuxError):
                 give_back(ctx.backend, held, typed=False)
             raise
 
-    target, held, pane, snap = await ctx.call(guarded(begin))
+    target, held, pane, snap, prompt = await ctx.call(guarded(begin))
     line = typed_line(
         command,
         target,
@@ -397,6 +442,10 @@ async def run_command(
         with anyio.CancelScope(shield=True):
             await ctx.call(pipe.close)
         SCRIPTS.discard(line.pipe_path)
+        if outcome and outcome[0].exit_status is not None:
+            # The shell ran the script: it read exactly the typed line, so the
+            # line was empty and the row left of the cursor was its prompt.
+            ctx.shells.prompts[(server, target)] = prompt
         abandoned = bool(outcome) and outcome[0].still_running
         if typed and (abandoned or not outcome):
             # The shell may still read it: deleted once it is back at its prompt.
