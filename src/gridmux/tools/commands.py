@@ -284,11 +284,11 @@ async def run_command(
     (still_running) -- send C-c with send_keys to stop it. The pane must be
     a POSIX shell (sh, bash, zsh, dash, ksh; not fish) at its prompt: a
     pane running another program (cat, vim, sudo), in copy mode, on
-    the alternate screen, at a continuation prompt, in a window with
-    synchronize-panes on, or running another run_command is refused and
-    nothing is typed (nested_shell=true for a shell started in the pane's
-    shell; not via ssh or sudo). For long-running programs you only
-    watch, use capture_since or wait_for_text.
+    the alternate screen, at a continuation prompt, with synchronize-panes
+    on (its own value or its window's), or running another run_command is
+    refused and nothing is typed (nested_shell=true for a shell started in
+    the pane's shell; not via ssh or sudo). For long-running programs you
+    only watch, use capture_since or wait_for_text.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)
