@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,13 +172,16 @@ def spawn_details(report: Report) -> list[str]:
     return ["", "Where gridmux spawns tmux, per call:", "", *lines] if lines else []
 
 
-def tool_list_rows(
-    report: Report, *, every_tool: bool = False
+def size_rows(
+    report: Report,
+    sizes: Mapping[str, float],
+    budget: float,
+    cells: Callable[[float], list[str]],
+    budget_cell: Callable[[float], str],
 ) -> tuple[list[list[str]], list[bool]]:
-    """Each server's tools/list size, at the default tier or with ``every_tool``
-    listed; gridmux's against issue 15's budget (45 KB, 50 KB for every tool)."""
-    sizes = report.tool_list_all if every_tool else report.tool_list
-    limit = TOOL_LIST_ALL_BUDGET_BYTES if every_tool else TOOL_LIST_BUDGET_BYTES
+    """A row per server in ``sizes``: its label, ``cells(size)``, the budget (gridmux's
+    only: ``budget_cell(budget)``), whether the size is within it, and the ratio to the
+    predecessor's size (information)."""
     theirs = sizes.get(PREDECESSOR)
     rows: list[list[str]] = []
     passes: list[bool] = []
@@ -187,14 +190,29 @@ def tool_list_rows(
         if size is None:
             continue
         ok = None
-        budget = None if server.key == PREDECESSOR else limit
-        if budget is not None:
+        limit = r = "—"
+        if server.key != PREDECESSOR:
             ok = size <= budget
             passes.append(ok)
-        r = times(size / theirs) if theirs and server.key != PREDECESSOR else "—"
-        budget_cell = "—" if budget is None else f"{budget / 1000:g} KB"
-        rows.append([server.label, str(size), f"{size / 1000:.1f} KB", budget_cell, verdict(ok), r])
+            limit = budget_cell(budget)
+            if theirs:
+                r = times(size / theirs)
+        rows.append([server.label, *cells(size), limit, verdict(ok), r])
     return rows, passes
+
+
+def tool_list_rows(
+    report: Report, *, every_tool: bool = False
+) -> tuple[list[list[str]], list[bool]]:
+    """Each server's tools/list size, at the default tier or with ``every_tool``
+    listed; gridmux's against issue 15's budget (45 KB, 50 KB for every tool)."""
+    return size_rows(
+        report,
+        report.tool_list_all if every_tool else report.tool_list,
+        TOOL_LIST_ALL_BUDGET_BYTES if every_tool else TOOL_LIST_BUDGET_BYTES,
+        lambda size: [f"{size:.0f}", f"{size / 1000:.1f} KB"],
+        lambda budget: f"{budget / 1000:g} KB",
+    )
 
 
 def startup_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
@@ -287,23 +305,13 @@ def pane_bytes_rows(report: Report) -> tuple[list[list[str]], list[bool]]:
     """list_panes' answer per pane listed (text content and structuredContent, the
     medians), gridmux's against issue 15's budget, the predecessor's beside it."""
     per = report.answer_bytes.get(LIST_PANES_CASE, {})
-    theirs = per.get(PREDECESSOR)
-    rows: list[list[str]] = []
-    passes: list[bool] = []
-    for server in report.servers:
-        found = per.get(server.key)
-        if found is None:
-            continue
-        size = (found[1] + found[2]) / GRID_PANES
-        ok = None
-        if server.key != PREDECESSOR:
-            ok = size <= PANE_BYTES_BUDGET
-            passes.append(ok)
-        theirs_size = (theirs[1] + theirs[2]) / GRID_PANES if theirs else None
-        r = times(size / theirs_size) if theirs_size and server.key != PREDECESSOR else "—"
-        budget = "—" if ok is None else f"≤ {PANE_BYTES_BUDGET}"
-        rows.append([server.label, f"{size:.0f}", budget, verdict(ok), r])
-    return rows, passes
+    return size_rows(
+        report,
+        {key: (found[1] + found[2]) / GRID_PANES for key, found in per.items()},
+        PANE_BYTES_BUDGET,
+        lambda size: [f"{size:.0f}"],
+        lambda budget: f"≤ {budget:g}",
+    )
 
 
 def render(report: Report) -> str:

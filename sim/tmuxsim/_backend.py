@@ -537,6 +537,17 @@ class SimBackend:
             name, value, scope=scope, target=target, global_=global_
         )
 
+    def unset_option(
+        self,
+        server: ServerRef,
+        name: str,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> None:
+        self.server(server).config.unset_option(name, scope=scope, target=target, global_=global_)
+
     def swap_pane_option(
         self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
     ) -> str:

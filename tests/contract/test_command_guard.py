@@ -174,29 +174,47 @@ async def test_a_shell_held_by_a_gridmux_that_died_is_let_go(
     await eventually(let_go, timeout=HOLD_LIMIT + 5.0, what="the shell back at its prompt")
 
 
-async def test_a_window_with_synchronize_panes_is_refused(
+async def test_a_pane_with_synchronize_panes_on_is_refused(
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
 ) -> None:
-    """tmux types what one pane is sent into every pane of a synchronized window:
-    the line would reach whatever runs there (an editor, a password prompt)."""
+    """tmux copies what a pane whose synchronize-panes is on (its own value, else its
+    window's, else the global one) is sent into every other pane of its window that has
+    it on: the line would reach whatever runs there (an editor, a password prompt)."""
     pane = new_pane(backend, ref)
     window = next(p.window_id for p in backend.list_panes(ref) if p.pane_id == pane)
     sibling = backend.split_window(ref, pane).pane_id
     wait_for_prompt(backend, ref, sibling)
-    for own in (False, True):  # the global value, then the window's own over it
-        if own:
-            backend.set_option(ref, "synchronize-panes", "off", scope="window", global_=True)
-            backend.set_option(ref, "synchronize-panes", "on", scope="window", target=window)
-        else:
-            backend.set_option(ref, "synchronize-panes", "on", scope="window", global_=True)
+
+    glob: dict[str, Any] = {"scope": "window", "global_": True}
+    own: dict[str, Any] = {"scope": "window", "target": window}
+    steps: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
+        ("the global value", [("on", glob)]),
+        ("the window's own value over the global one", [("off", glob), ("on", own)]),
+        (
+            "the pane's own value over its window's",
+            [
+                ("off", own),
+                ("on", {"scope": "pane", "target": pane}),
+                ("on", {"scope": "pane", "target": sibling}),
+            ],
+        ),
+    ]
+    for what, settings in steps:
+        for value, where in settings:
+            backend.set_option(ref, "synchronize-panes", value, **where)
         before = screen(backend, ref, sibling)
         error = await refused_untouched(client, backend, ref, pane)
-        assert "synchronize-panes on" in error and "set_option" in error
-        assert screen(backend, ref, sibling) == before
-    backend.set_option(ref, "synchronize-panes", "off", scope="window", target=window)
+        assert "synchronize-panes on" in error and "set_option" in error, what
+        assert screen(backend, ref, sibling) == before, what
+    # the pane's own off over its window's on: tmux copies nothing it is sent, even
+    # to a sibling with synchronize-panes on, so the command runs there alone
+    backend.set_option(ref, "synchronize-panes", "on", **own)
+    backend.set_option(ref, "synchronize-panes", "off", scope="pane", target=pane)
+    before = screen(backend, ref, sibling)
     assert (await run(client, pane, "echo fine"))["output"] == ["fine"]
+    assert screen(backend, ref, sibling) == before
 
 
 def cursor_row(backend: TmuxBackend, ref: ServerRef, pane: str) -> str:

@@ -7,12 +7,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.errors import TmuxFailure, TmuxTimeout
 from gridmux.safety import effective_hints
-from tests.mcp_calls import call
+from tests.mcp_calls import call, call_error
 
 TOOLS = {
     # name: (tier tag, readOnly, destructive, idempotent, openWorld, title)
@@ -89,6 +91,71 @@ async def test_kill_pane_is_only_offered_at_the_destructive_tier(
         names = {t.name for t in await mutating.list_tools()}
     assert "kill_pane" not in names
     assert {"respawn_pane", "enter_copy_mode", "exit_copy_mode", "pipe_pane"} <= names
+
+
+# -- respawn_pane ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("own", [None, "failed"])
+async def test_a_failed_respawn_leaves_remain_on_exit_as_it_was(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    monkeypatch: pytest.MonkeyPatch,
+    own: str | None,
+) -> None:
+    """respawn_pane turns the pane's remain-on-exit on before it respawns; a respawn
+    tmux refuses leaves the pane's own value as it was, or none."""
+    pane = session(backend, ref)
+    if own is not None:
+        backend.set_option(ref, "remain-on-exit", own, scope="pane", target=pane)
+    before = (backend.show_options(ref, scope="pane", target=pane), pane_info(backend, ref, pane))
+
+    def refused(server: ServerRef, pane_id: str, **_: Any) -> None:
+        raise TmuxFailure(f"tmux failed to respawn pane {pane_id}: injected")
+
+    monkeypatch.setattr(backend, "respawn_pane", refused)
+    assert "injected" in await call_error(client, "respawn_pane", pane_id=pane)
+    after = (backend.show_options(ref, scope="pane", target=pane), pane_info(backend, ref, pane))
+    assert after == before
+
+
+async def test_a_respawn_whose_answer_was_lost_keeps_remain_on_exit_on(
+    ref: ServerRef,
+    client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pane runs a new process after all: its exit must still keep the pane."""
+    pane = session(backend, ref)
+    pid = pane_info(backend, ref, pane).pid
+    respawn = backend.respawn_pane
+
+    def lost(server: ServerRef, pane_id: str, **args: Any) -> None:
+        respawn(server, pane_id, **args)
+        raise TmuxTimeout("tmux did not answer: injected")
+
+    monkeypatch.setattr(backend, "respawn_pane", lost)
+    assert "injected" in await call_error(client, "respawn_pane", pane_id=pane)
+    assert pane_info(backend, ref, pane).pid != pid
+    assert backend.show_options(ref, scope="pane", target=pane) == {"remain-on-exit": "on"}
+
+
+def test_unset_option_removes_an_own_value_and_restores_a_global_default(
+    ref: ServerRef, backend: TmuxBackend
+) -> None:
+    pane = session(backend, ref)
+    window = pane_info(backend, ref, pane).window_id
+    backend.set_option(ref, "remain-on-exit", "failed", scope="pane", target=pane)
+    backend.set_option(ref, "mode-keys", "vi", scope="window", target=window)
+    backend.set_option(ref, "remain-on-exit", "on", scope="window", global_=True)
+    for _ in range(2):  # an option without an own value: nothing to do, no error
+        backend.unset_option(ref, "remain-on-exit", scope="pane", target=pane)
+    backend.unset_option(ref, "mode-keys", scope="window", target=window)
+    backend.unset_option(ref, "remain-on-exit", scope="window", global_=True)
+    assert backend.show_options(ref, scope="pane", target=pane) == {}
+    assert "mode-keys" not in backend.show_options(ref, scope="window", target=window)
+    assert backend.show_options(ref, scope="window", global_=True)["remain-on-exit"] == "off"
 
 
 # -- kill_pane ----------------------------------------------------------------------------

@@ -132,9 +132,9 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
 ) -> None:
     """Reads, typing, the wait and the reads after it: one command list, one
     process (wrapped output included); claiming the pane, checking it (its
-    record and screen, its foreground process, its window's and the global
-    synchronize-panes) and giving the claim back are six more, closing the
-    run's pipe (pipe-pane) one more; a timeout adds the one that ends the wait."""
+    record and screen, its foreground process, its synchronize-panes) and giving
+    the claim back are five more, closing the run's pipe (pipe-pane) one more; a
+    timeout adds the one that ends the wait."""
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     plain = TmuxCommandBackend(wrapper, control_mode=False)
     settings = Settings(socket_path=tmux_server.socket_path)
@@ -145,7 +145,7 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
             wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
             before = spawns(log)
             out = await call(client, "run_command", command=command, pane_id=pane)
-            assert spawns(log) - before == 8, (command, log.read_bytes()[-400:])
+            assert spawns(log) - before == 7, (command, log.read_bytes()[-400:])
             assert out["timed_out"] is False
         assert out["output"] == [str(i) for i in range(101, 301)]  # the default tail
         assert out["output_truncated_lines"] == 100
@@ -153,7 +153,7 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
         before = spawns(log)
         slow = await call(client, "run_command", command="sleep 1", pane_id=pane, timeout=0.2)
         assert slow["timed_out"] is True
-        assert spawns(log) - before == 9
+        assert spawns(log) - before == 8
 
 
 async def test_run_command_bad_input_types_nothing(

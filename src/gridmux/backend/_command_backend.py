@@ -238,6 +238,20 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         where = f" of {target}" if target else (" (global)" if global_ else "")
         self._run(server, [command], f"set {scope} option {name!r}{where}")
 
+    def unset_option(
+        self,
+        server: ServerRef,
+        name: str,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> None:
+        literal = format_literal(check_name("option name", name))
+        command = ["set-option", "-u", *scope_args(scope, target, global_), "--", literal]
+        where = f" of {target}" if target else (" (global)" if global_ else "")
+        self._run(server, [command], f"unset {scope} option {name!r}{where}")
+
     def swap_pane_option(
         self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
     ) -> str:

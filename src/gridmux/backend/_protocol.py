@@ -383,6 +383,20 @@ class TmuxBackend(Protocol):
         global_: bool = False,
     ) -> None: ...
 
+    def unset_option(
+        self,
+        server: ServerRef,
+        name: str,
+        *,
+        scope: OptionScope,
+        target: str | None = None,
+        global_: bool = False,
+    ) -> None:
+        """``set-option -u``: the target's own value is removed (it inherits again);
+        a global option returns to its default. An option without its own value
+        is left as it is."""
+        ...
+
     def swap_pane_option(
         self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
     ) -> str:

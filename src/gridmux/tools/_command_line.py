@@ -345,19 +345,16 @@ def check_typeable(ctx: ToolContext, server: ServerRef, pane: PaneInfo) -> None:
             f"{where} shows a full-screen program ({pane.current_command}), not a shell prompt",
             hint="Quit that program first, or drive it with send_keys.",
         )
-    if _synchronized(ctx, server, pane.window_id):
+    if _synchronized(ctx, server, pane.pane_id):
         raise InvalidArgument(
-            f"{where} is in window {pane.window_id} with synchronize-panes on: tmux would "
-            "type the command line into every pane of the window; nothing was typed",
-            hint="Turn it off with set_option synchronize-panes off for that window, "
-            "or run the command in a pane of another window.",
+            f"{where} has synchronize-panes on: tmux would type the command line into every "
+            f"pane of window {pane.window_id} that has it on; nothing was typed",
+            hint="Turn it off for this pane with set_option synchronize-panes off "
+            f"(scope pane, target {pane.pane_id}), or run the command in another window.",
         )
 
 
-def _synchronized(ctx: ToolContext, server: ServerRef, window_id: str) -> bool:
-    """The window's synchronize-panes, its own value or else the global one."""
-    own = ctx.backend.show_options(server, scope="window", target=window_id)
-    if "synchronize-panes" in own:
-        return own["synchronize-panes"] == "on"
-    inherited = ctx.backend.show_options(server, scope="window", global_=True)
-    return inherited.get("synchronize-panes") == "on"
+def _synchronized(ctx: ToolContext, server: ServerRef, pane_id: str) -> bool:
+    """The pane's synchronize-panes, its own value or else its window's or the global
+    one, in one read: what tmux looks at when keys are sent to the pane."""
+    return ctx.backend.display_message(server, pane_id, "#{pane_synchronized}") == "1"

@@ -302,13 +302,13 @@ async def run_command(
     a POSIX shell (sh, bash, zsh, dash, ksh; not fish) at its prompt: a
     pane running another program (cat, vim, sudo), in copy mode, on
     the alternate screen, at a continuation prompt, with text typed at
-    the prompt without Enter, in a window with synchronize-panes on, or
-    running another run_command is refused and nothing is typed
-    (nested_shell=true for a shell started in the pane's shell; not via ssh
-    or sudo). A prompt ending in neither $, #, %, > nor an arrow is refused
-    until a run proved it: pass prompt_only=true once if the cursor's row
-    shows only the prompt. For long-running programs you only
-    watch, use capture_since or wait_for_text.
+    the prompt without Enter, with synchronize-panes on (its own value or
+    its window's), or running another run_command is refused and nothing
+    is typed (nested_shell=true for a shell started in the pane's shell;
+    not via ssh or sudo). A prompt ending in neither $, #, %, > nor an
+    arrow is refused until a run proved it: pass prompt_only=true once if
+    the cursor's row shows only the prompt. For long-running programs you
+    only watch, use capture_since or wait_for_text.
     """
     started = time.monotonic()
     server = ctx.server(socket_name, socket_path)

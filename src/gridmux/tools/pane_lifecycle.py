@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from typing import Annotated
@@ -9,7 +10,8 @@ from typing import Annotated
 from pydantic import Field
 
 from gridmux.backend import PaneInfo as BackendPane
-from gridmux.errors import InvalidArgument
+from gridmux.backend import ServerRef
+from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
@@ -20,6 +22,7 @@ from ._spawn import check_start_directory, parse_environment
 from ._targets import require_live
 
 ExactPaneId = Annotated[PaneIdText, Field(description="Exact pane id, e.g. '%3' (see list_panes).")]
+_REMAIN = "remain-on-exit"
 #: tmux repeats a copy-mode command -N times; more than the history is never needed.
 _SCROLL_MAX = 2**31 - 1
 
@@ -82,8 +85,9 @@ async def respawn_pane(
     kill_pane plus split_window, and pane ids held elsewhere stay valid.
     The screen is blanked; history is kept. Returns the pane with its
     new pane_pid. The pane stays when the new program exits (remain-on-exit
-    on, for this pane), dead but readable and respawnable. Refused for the
-    pane this MCP server runs in.
+    on, for this pane), dead but readable and respawnable; a respawn that
+    fails leaves the pane's remain-on-exit as it was. Refused for the pane
+    this MCP server runs in.
     """
     server = ctx.server(socket_name, socket_path)
 
@@ -104,18 +108,38 @@ async def respawn_pane(
             )
         # Whatever the new program does, its exit must not close the pane (and
         # with it a window or session): a mutating call never ends one.
-        ctx.backend.set_option(server, "remain-on-exit", "on", scope="pane", target=pane_id)
-        ctx.backend.respawn_pane(
-            server,
-            pane_id,
-            kill=kill,
-            command=shell,
-            start_directory=directory,
-            environment=env or None,
-        )
+        own = ctx.backend.show_options(server, scope="pane", target=pane_id).get(_REMAIN)
+        ctx.backend.set_option(server, _REMAIN, "on", scope="pane", target=pane_id)
+        try:
+            ctx.backend.respawn_pane(
+                server,
+                pane_id,
+                kill=kill,
+                command=shell,
+                start_directory=directory,
+                environment=env or None,
+            )
+        except GridmuxError:
+            _restore_remain_on_exit(ctx, server, pane, own)
+            raise
         return ctx.resolve(server, pane_id)
 
     return pane_result(ctx, server, await ctx.call(respawn))
+
+
+def _restore_remain_on_exit(
+    ctx: ToolContext, server: ServerRef, pane: BackendPane, own: str | None
+) -> None:
+    """After a failed respawn, the pane's own remain-on-exit as it was (``None``: it had
+    none), unless the pane runs a new process after all (a respawn whose answer was
+    lost) or cannot be read: then it stays on, so that process's exit keeps the pane."""
+    with contextlib.suppress(GridmuxError):
+        if own == "on" or ctx.resolve(server, pane.pane_id).pid != pane.pid:
+            return
+        if own is None:
+            ctx.backend.unset_option(server, _REMAIN, scope="pane", target=pane.pane_id)
+        else:
+            ctx.backend.set_option(server, _REMAIN, own, scope="pane", target=pane.pane_id)
 
 
 @tool("Kill tmux Pane")
