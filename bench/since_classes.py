@@ -115,7 +115,12 @@ def read_plan(
 ) -> PaneSnapshot:
     """One atomic snapshot of the rows ``plan`` names, as the tool takes it."""
     return backend.snapshot(
-        server, pane_id, start=plan.start, end=plan.end, untrimmed_start=plan.untrimmed_start
+        server,
+        pane_id,
+        start=plan.start,
+        end=plan.end,
+        untrimmed_start=plan.untrimmed_start,
+        samples=plan.samples,
     )
 
 

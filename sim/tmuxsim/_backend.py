@@ -204,6 +204,7 @@ class SimBackend:
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
+        samples: Sequence[int] = (),
     ) -> PaneSnapshot:
         start, end = _bound(start, "start"), _bound(end, "end")
         sim = self.server(server)
@@ -220,7 +221,13 @@ class SimBackend:
                 ustart = _bound(untrimmed_start, "untrimmed_start")
                 untrimmed = tuple(pane.terminal.capture(ustart, None, keep_trailing=True))
                 untrimmed_top, _ = resolve_row_range(state.history_size, state.height, ustart, None)
-        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)
+            sampled: list[tuple[int, str]] = []
+            for row in samples:
+                bound = _bound(row, "samples")
+                (text,) = pane.terminal.capture(bound, bound)
+                index, _ = resolve_row_range(state.history_size, state.height, bound, bound)
+                sampled.append((index, text))
+        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, tuple(sampled))
 
     def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
         # The simulated shell runs no process groups: its jobs show only as

@@ -51,7 +51,7 @@ class Bounded:
     def follow(self, cursor: Cursor) -> Reading:
         ledger = self.ledgers.get(cursor.encode())
         if ledger is not None:
-            snap = self.snapshot(bounded_plan())
+            snap = self.snapshot(bounded_plan(cursor))
             found = None if snap.top == 0 else advance_bounded(cursor, ledger, snap)
             if found is not None:
                 self.paths["bounded"] += 1
@@ -95,7 +95,7 @@ def test_follow_ups_below_the_limit_are_bounded_and_exact(
     wait_until: WaitUntil,
 ) -> None:
     # tmux cannot trim below the limit (less a batch): no row moves, so the ledger
-    # places the anchor (at the limit the full read decides: test_capture_bounded.py)
+    # places the anchor
     pane = make_pane(backend, tmux_server, tmux, limit=6000, height=10)
     f = Bounded(backend, tmux_server, pane)
     write(write_to_pane, wait_until, f, lines("n", 0, 2300))
@@ -115,6 +115,42 @@ def test_follow_ups_below_the_limit_are_bounded_and_exact(
         cursor = reading.cursor
     assert f.paths == {"bounded": 10, "full": 1}
     assert len(cursor.encode()) <= 100
+
+
+def test_follow_ups_at_the_limit_are_bounded_and_exact(
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    """Where tmux trims (batches of 1,000 rows here), the oldest row measures how
+    far every row moved: each follow-up after the one that makes the ledger
+    reads about REACH rows and that row, exactly, across trims, repetitive rows
+    and the same lines printed again."""
+    pane = make_pane(backend, tmux_server, tmux, limit=10000, height=10)
+    f = Bounded(backend, tmux_server, pane)
+    write(write_to_pane, wait_until, f, lines("n", 0, 10500))
+    cursor = f.follow(f.first().cursor).cursor  # the full read that makes the ledger
+    assert len(bounded_plan(cursor).samples) == 1  # the oldest row, which measures the shift
+    start = 10500
+    for size in (3, 700, 3, 999, 1, 600, 3):  # trims of 1,000 rows come and go
+        new = lines("n", start, size)
+        write(write_to_pane, wait_until, f, new)
+        reading = f.follow(cursor)
+        assert (reading.lines, reading.lines_missed) == (tuple(new), False)
+        cursor, start = reading.cursor, start + size
+    for _ in range(3):  # repetitive rows: placed by the shift, not by a search
+        write(write_to_pane, wait_until, f, ["status: ok"] * 40)
+        reading = f.follow(cursor)
+        assert (reading.lines, reading.lines_missed) == (("status: ok",) * 40, False)
+        cursor = reading.cursor
+    again = lines("n", start - 900, 900)  # the same lines printed again
+    write(write_to_pane, wait_until, f, again)
+    reading = f.follow(cursor)
+    assert (reading.lines, reading.lines_missed) == (tuple(again), False)
+    assert f.paths == {"bounded": 11, "full": 1}
+    assert len(reading.cursor.encode()) <= 100
 
 
 def test_height_changes_and_clear_history(

@@ -22,7 +22,8 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
-from gridmux.capture._cursor import HASH_SIZE, row_hash
+from gridmux.capture._bounded import _OLDEST, DEFAULT_LEDGER_BYTES
+from gridmux.capture._rows import LEDGER_ITEM, ledger_of
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -59,6 +60,7 @@ class Pane:
             start=plan.start,
             end=plan.end,
             untrimmed_start=plan.untrimmed_start,
+            samples=plan.samples,
         )
 
     def first(self) -> Reading:
@@ -67,7 +69,7 @@ class Pane:
     def follow(self, cursor: Cursor) -> Reading:
         ledger = self.ledgers.get(cursor.encode())
         if ledger is not None:
-            snap = self.snapshot(bounded_plan())
+            snap = self.snapshot(bounded_plan(cursor))
             if snap.top == 0:  # every row is in the snapshot: the content proof
                 self.full += 1
                 return self.keep(advance(cursor, snap, keep_ledger=True))
@@ -86,33 +88,35 @@ class Pane:
         snap = self.snapshot(FOLLOW_PLAN)
         return list(snap.rows[: snap.state.history_size])
 
+    def above_anchor(self) -> list[str]:
+        """Every row above the cursor's row: what a ledger keys."""
+        snap = self.snapshot(FOLLOW_PLAN)
+        return list(snap.rows[: snap.state.history_size + snap.state.cursor_y])
+
 
 def started(pane: Pane, rows: int) -> Cursor:
     """A cursor with a ledger: ``rows`` lines, a first read, a full follow-up."""
     pane.lines("old", rows)
     cursor = pane.first().cursor
     reading = pane.follow(cursor)
-    state = pane.snapshot(FOLLOW_PLAN).state
-    limit = state.history_limit
-    # Where tmux may trim, no bounded read answers: no ledger is made for one.
-    untrimmed = state.history_size + state.height <= limit - max(1, limit // 10)
-    assert (reading.ledger is not None) == untrimmed
+    assert reading.ledger is not None
     assert pane.full == 1
     return reading.cursor
 
 
 @pytest.mark.parametrize("limit", [2000, 2600])
-def test_no_ledger_where_tmux_may_trim(limit: int) -> None:
-    """At the limit every follow-up is a full read: hashing every row into a
-    ledger no bounded read may use would only cost time (0.4 s at 100,000 rows)."""
+def test_at_the_limit_a_few_new_lines_are_read_without_the_history(limit: int) -> None:
+    """Where tmux trims, the sampled rows measure how far: every follow-up
+    after the first is bounded, exact, and its ledger is the history now."""
     pane = Pane(limit=limit)
     cursor = started(pane, 2500)
-    for step in range(3):
+    for step in range(40):  # 120 rows: trims of a tenth of the limit come and go
         new = pane.lines(f"new{step}-", 3)
         reading = pane.follow(cursor)
-        assert (reading.lines, reading.lines_missed, reading.ledger) == (tuple(new), False, None)
+        assert (reading.lines, reading.lines_missed) == (tuple(new), False)
+        assert pane.ledgers.get(reading.cursor.encode()) == ledger_of(pane.above_anchor())
         cursor = reading.cursor
-    assert (pane.bounded, pane.full) == (0, 4)
+    assert (pane.bounded, pane.full) == (40, 1)
 
 
 def test_the_ledger_is_every_history_row_hash() -> None:
@@ -123,8 +127,8 @@ def test_the_ledger_is_every_history_row_hash() -> None:
     assert first(snap).ledger is None
     assert first(snap, keep_ledger=True).ledger == pane.ledgers.get(cursor.encode())
     ledger = pane.ledgers.get(cursor.encode())
-    assert ledger == b"".join(row_hash(row) for row in pane.history())
-    assert len(ledger) == cursor.history_size * HASH_SIZE
+    assert ledger == ledger_of(pane.above_anchor())
+    assert len(ledger) == cursor.anchor * LEDGER_ITEM
 
 
 @pytest.mark.parametrize("history", [2000, 4000])
@@ -137,28 +141,33 @@ def test_a_few_new_lines_are_read_without_the_history(history: int) -> None:
         assert (reading.lines, reading.lines_missed) == (tuple(new), False)
         cursor = reading.cursor
         # The new ledger is the history now, as a full read would make it.
-        assert pane.ledgers.get(cursor.encode()) == b"".join(map(row_hash, pane.history()))
+        assert pane.ledgers.get(cursor.encode()) == ledger_of(pane.above_anchor())
     assert (pane.bounded, pane.full) == (5, 1)
 
 
 def test_the_plan_reads_the_rows_near_the_screen() -> None:
     pane = Pane()
-    started(pane, 3000)
-    plan = bounded_plan()
+    cursor = started(pane, 3000)
+    plan = bounded_plan(cursor)
     assert (plan.start, plan.end, plan.untrimmed_start) == (
         -REACH,
         None,
         FIRST_PLAN.untrimmed_start,
     )
+    # ... and the oldest row, which measures how far trimming moved the rows.
+    assert plan.samples == (_OLDEST,)
     pane.lines("new", 3)
     snap = pane.snapshot(plan)
     assert snap.top == snap.state.history_size - REACH
+    assert snap.samples == ((0, pane.history()[0]),)
+    # A short history needs no samples: the rows near the screen are all of it.
+    assert bounded_plan(dataclasses.replace(cursor, history_size=REACH)).samples == ()
 
 
-def test_at_the_limit_the_full_read_decides() -> None:
-    """Where tmux may have trimmed, rows near the screen cannot say how far rows
-    moved (test_the_same_output_twice_is_never_a_silent_loss): every follow-up
-    is the full read, exact where it can place the window, a miss where not."""
+def test_at_the_limit_the_shift_places_repetitive_output() -> None:
+    """Where tmux trims, the shift measured from the older rows places the
+    anchor by its index: a burst of identical rows, which no search for the
+    window could place among themselves, is exact."""
     pane = Pane(limit=2000)
     cursor = started(pane, 2500)
     for step in range(5):
@@ -169,10 +178,9 @@ def test_at_the_limit_the_full_read_decides() -> None:
     for _ in range(3):
         pane.write("tick\n" * 90)
         reading = pane.follow(cursor)
-        # The content proof cannot place a window of ticks among ticks: honest.
-        assert reading.lines_missed or reading.lines == ("tick",) * 90
+        assert (reading.lines, reading.lines_missed) == (("tick",) * 90, False)
         cursor = reading.cursor
-    assert (pane.full, pane.bounded) == (9, 0)
+    assert (pane.full, pane.bounded) == (1, 8)
 
 
 @pytest.mark.parametrize(
@@ -194,13 +202,13 @@ def test_what_the_bounded_read_cannot_prove_goes_to_the_full_read(event: str) ->
         # tmux never changes a history row; a damaged ledger row stands for one.
         ledger = pane.ledgers.get(cursor.encode())
         assert ledger is not None
-        at = (cursor.history_size - 100) * HASH_SIZE
-        damaged = ledger[:at] + bytes(HASH_SIZE) + ledger[at + HASH_SIZE :]
+        at = (cursor.history_size - 100) * LEDGER_ITEM
+        damaged = ledger[:at] + bytes(LEDGER_ITEM) + ledger[at + LEDGER_ITEM :]
         pane.ledgers.put(cursor.encode(), damaged)
         new = pane.lines("new", 5)
     else:
-        # No block of rows near the screen is unique in the history.
-        pane.write("tick\n" * 2000)
+        # Every row the history holds is the same: no shift can be measured.
+        pane.write("tick\n" * 4000)
         cursor = pane.follow(cursor).cursor
         pane.full, pane.bounded = 1, 0
         pane.write("tick\n" * 5)
@@ -233,10 +241,10 @@ def test_a_ledger_of_the_wrong_length_is_not_used() -> None:
     ledger = pane.ledgers.get(cursor.encode())
     assert ledger is not None
     pane.lines("new", 3)
-    snap = pane.snapshot(bounded_plan())
-    assert advance_bounded(cursor, ledger[:-HASH_SIZE], snap) is None
+    snap = pane.snapshot(bounded_plan(cursor))
+    assert advance_bounded(cursor, ledger[:-LEDGER_ITEM], snap) is None
     assert advance_bounded(cursor, ledger, snap) is not None
-    older = dataclasses.replace(cursor, history_size=cursor.history_size - 1)
+    older = dataclasses.replace(cursor, anchor=cursor.anchor - 1)
     assert advance_bounded(older, ledger, snap) is None
 
 
@@ -252,6 +260,22 @@ def test_the_ledger_store_keeps_the_newest() -> None:
     assert (store.get("b"), store.get("c")) == (b"4", None)
     with pytest.raises(ValueError, match="at least one"):
         Ledgers(capacity=0)
+
+
+def test_the_ledger_store_keeps_within_its_bytes() -> None:
+    assert Ledgers().max_bytes == DEFAULT_LEDGER_BYTES
+    store = Ledgers(capacity=10, max_bytes=10)
+    store.put("a", b"1234")
+    store.put("b", b"5678")
+    assert store.size == 8
+    store.put("c", b"90")  # 10 bytes: all three fit
+    assert (len(store), store.size) == (3, 10)
+    store.put("d", b"xy")  # the oldest goes
+    assert (store.get("a"), len(store), store.size) == (None, 3, 8)
+    store.put("b", b"z")  # replaced: its old bytes no longer count
+    assert (store.get("b"), store.size) == (b"z", 5)
+    store.put("e", b"0123456789abc")  # alone over the cap: the newest is kept
+    assert (len(store), store.get("e"), store.size) == (1, b"0123456789abc", 13)
 
 
 @pytest.mark.parametrize("limit", [2000, 3000])
@@ -271,3 +295,23 @@ def test_the_same_output_twice_is_never_a_silent_loss(limit: int, size: int) -> 
     assert again.lines_missed or again.lines == tuple(second_copy), (
         f"{len(again.lines)} lines said exact for {size} new ones"
     )
+
+
+@pytest.mark.parametrize(("limit", "start", "size"), [(2000, 1300, 1255), (2000, 2600, 1200)])
+def test_the_same_output_three_times_is_never_a_silent_loss(
+    limit: int, start: int, size: int
+) -> None:
+    """The same lines printed again and again, each run longer than the rows
+    near the screen: at the true shift no row read was history before, so
+    nothing rules out the shift that takes the third run for the second. Two
+    shifts: the full read decides (here, honestly, a miss)."""
+    pane = Pane(limit=limit)
+    cursor = started(pane, start)
+    run = [f"x{i:06d}" for i in range(size)]
+    for _ in range(3):
+        pane.write("".join(f"{line}\n" for line in run))
+        reading = pane.follow(cursor)
+        assert reading.lines_missed or reading.lines == tuple(run), (
+            f"{len(reading.lines)} lines said exact for {size} new ones"
+        )
+        cursor = reading.cursor

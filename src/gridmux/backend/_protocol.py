@@ -90,6 +90,7 @@ class TmuxBackend(Protocol):
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
+        samples: Sequence[int] = (),
     ) -> PaneSnapshot:
         """State plus rows ``start..end`` (``capture-pane -S/-E``) at ONE instant.
 
@@ -98,6 +99,8 @@ class TmuxBackend(Protocol):
         With ``untrimmed_start`` the same list also captures rows from there
         (an ``-S`` value) to the bottom of the screen with ``-N``, into
         ``PaneSnapshot.untrimmed``.
+        Each of ``samples`` (an ``-S`` value) is one more row of that instant,
+        into ``PaneSnapshot.samples``.
         """
         ...
 

@@ -236,11 +236,14 @@ class ReadOperations(UsesRunner):
         end: RowBound = None,
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
+        samples: Sequence[int] = (),
     ) -> PaneSnapshot:
         what = f"snapshot pane {check_id('pane', pane_id)}"
-        commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start)
+        commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start, samples)
         out = self._run(server, commands, what)
-        return parse_snapshot(what, pane_id, out, start, end, join_wrapped, untrimmed_start)
+        return parse_snapshot(
+            what, pane_id, out, start, end, join_wrapped, untrimmed_start, samples
+        )
 
     def pane_snapshot(
         self, server: ServerRef, pane_id: str, *, start: RowBound = None, end: RowBound = None

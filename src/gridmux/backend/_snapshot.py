@@ -9,6 +9,8 @@ which drops nothing we need: either way the answer is ``NotFound``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure
 
 from ._commands import Command, decode, split_lines
@@ -75,11 +77,14 @@ def snapshot_commands(
     end: RowBound,
     join_wrapped: bool,
     untrimmed_start: int | None = None,
+    samples: Sequence[int] = (),
 ) -> list[Command]:
-    """``state ; [capture -N (untrimmed rows)] ; capture``: parsed by ``parse_snapshot``."""
+    """``state ; [capture -N (untrimmed rows)] ; [capture of one row, per sample] ;
+    capture``: parsed by ``parse_snapshot``."""
     commands = [state_command(pane_id)]
     if untrimmed_start is not None:
         commands.append(capture_command(pane_id, untrimmed_start, None, False, untrimmed=True))
+    commands += [capture_command(pane_id, row, row, False) for row in samples]
     commands.append(capture_command(pane_id, start, end, join_wrapped))
     return commands
 
@@ -92,6 +97,7 @@ def parse_snapshot(
     end: RowBound,
     join_wrapped: bool,
     untrimmed_start: int | None = None,
+    samples: Sequence[int] = (),
 ) -> PaneSnapshot:
     """A snapshot from the output of ``snapshot_commands``.
 
@@ -99,7 +105,8 @@ def parse_snapshot(
     line per grid row, blank rows as ``""``. tmux prints them all, ending in
     one newline; should a version ever drop trailing blank rows they are put
     back, and more rows than the range holds is an error, never trimmed. The
-    untrimmed rows come first, and exactly as many as their range holds.
+    untrimmed rows come first, and exactly as many as their range holds; then
+    one row per sample.
     """
     state_line, _, captured = stdout.partition(b"\n")
     state = parse_state_line(what, pane_id, state_line)
@@ -114,6 +121,15 @@ def parse_snapshot(
             raise TmuxFailure(f"cannot {what}: tmux returned too few untrimmed rows")
         untrimmed = tuple(decode(b"\n".join(lines[:-1])).split("\n"))
         captured = lines[-1]
+    sampled: list[tuple[int, str]] = []
+    if samples:
+        lines = captured.split(b"\n", len(samples))
+        if len(lines) <= len(samples):
+            raise TmuxFailure(f"cannot {what}: tmux returned too few sampled rows")
+        for row, text in zip(samples, lines, strict=False):
+            index, _ = resolve_row_range(state.history_size, state.height, row, row)
+            sampled.append((index, decode(text)))
+        captured = lines[-1]
     top, bottom = resolve_row_range(state.history_size, state.height, start, end)
     rows = split_lines(decode(captured))
     if join_wrapped:
@@ -126,4 +142,4 @@ def parse_snapshot(
                 f"{top}..{bottom} (history {state.history_size}, height {state.height})"
             )
         rows += [""] * (expected - len(rows))
-    return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed)
+    return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, tuple(sampled))

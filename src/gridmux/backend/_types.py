@@ -165,6 +165,9 @@ class PaneSnapshot:
     prints them: trailing blanks kept up to the row's used (3.3a) or
     allocated (3.2a, 3.4+) cells. Their lengths bound what reflow may do to
     a row (``gridmux.capture``).
+
+    ``samples`` (asked for with ``samples``: ``-S`` values) holds single rows
+    read in the same instant, as ``(absolute index, text)``.
     """
 
     state: PaneState
@@ -172,6 +175,7 @@ class PaneSnapshot:
     rows: tuple[str, ...]
     untrimmed_top: int = 0
     untrimmed: tuple[str, ...] = ()
+    samples: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,45 +2,54 @@
 
 Rules:
 
-* A follow-up reads the rows near the screen (``REACH`` rows above it),
-  never the whole history -- when the caller holds the *ledger* of the
-  cursor: the hashes of every history row at the instant the cursor was
-  made. Without a ledger (a cursor from before a gridmux restart, from
-  another process, or whose ledger was dropped), or whenever the bounded
-  read cannot prove the position, the caller falls back to the full read and
-  the content proof of ``_core.advance``. Never a guess.
+* A follow-up reads the rows near the screen (``REACH`` rows above it) and
+  the oldest row, never the whole history -- when the caller holds the
+  *ledger* of the cursor: every row above its anchor at the instant the
+  cursor was made, keyed by ``_rows.ledger_of``.
+  Without a ledger (a cursor from before a gridmux restart, from another
+  process, or whose ledger was dropped), or whenever the bounded read cannot
+  prove the position, the caller falls back to the full read and the content
+  proof of ``_core.advance``. Never a guess.
 * The ledger stays in the process (``Ledgers``): the cursor never carries it,
   so a cursor is as short, and as exact, after a restart as before it.
 
-Why it is exact. It answers only while tmux cannot have trimmed the history
-since it was last cleared (``_untrimmed``: the history is a trim batch and
-the screen's height below its limit), and then no history row has moved:
-rows leave history only from the top (trimming, ``clear-history``) or, when
-a pane grows taller, from the bottom back onto the screen. So every ledger
-row the snapshot holds (about ``REACH`` of them) must be there, unchanged, at
-its own index, and the window at the anchor; the window rows and the
-sentinels the snapshot holds are checked there. A read where a row differs,
-or where the window lies above the rows read (about ``REACH`` new history
+Why it is exact. tmux never changes a history row, and rows leave history
+only from the top (trimming at ``history-limit``, ``clear-history``) or,
+when a pane grows taller, from the bottom back onto the screen. So every row
+the ledger holds that is still retained sits ``shift`` rows higher, one
+``shift`` for all of them: the number of rows trimmed since. (Its rows that
+were on the screen are checked as they are read; a program that rewrote one
+leaves the full read to decide.)
+
+* While tmux cannot have trimmed the history (``_untrimmed``: the history is
+  a trim batch and the screen's height below its limit) the shift is 0.
+* Where it may have, the oldest retained row (row 0, read with the rows
+  near the screen) measures it: while the anchor is retained, row 0 is the
+  ledger's row ``shift``, so every place of row 0's key in the ledger is a
+  candidate. At the true one, the rows read that were history rows when the
+  ledger was made, and still are, are the ledger's: rows nothing changes.
+  A candidate must agree so, and only one may: a second (a history that
+  repeats at that distance, such as ``yes``) leaves the full read to decide.
+
+At that shift, every ledger row the snapshot holds (about ``REACH``, rows
+that were on the screen too) must be there, unchanged, and the window and
+the sentinels the snapshot holds must be at the anchor. A read where a check
+fails, or where the window lies above the rows read (about ``REACH`` new
 rows since the cursor), falls back.
 
-Where tmux may have trimmed, the full read decides. Content near the screen
-cannot tell how far rows moved: a command that prints the same lines again
-puts, at the top of the rows read, new rows equal to old ones at a fixed
-distance, and a block of them found once in the ledger gave a false
-distance, a delta with rows left out and called exact. tmux has no count of
-the rows it wrote to say it instead, and a trim moves rows by whole batches
-that repetitive output can match too.
-
 What a bounded read could still get wrong is what the content proof could
-too: a ``clear-history`` followed by output that replays, at their
-indices, every ledger row the snapshot holds, the window and the sentinels.
+too: output that, after the anchor was trimmed or cleared away, replays the
+rows above it at row 0, at the ledger rows the snapshot holds, in the window
+and in the sentinels. While the anchor is retained the shift is
+measured, not guessed: a command that prints the same lines again is told
+from the first run by the older rows around it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ._core import (
     _UNTRIMMED_START,
@@ -49,21 +58,30 @@ from ._core import (
     Reading,
     ReadPlan,
     SnapshotView,
+    StateView,
     _check_identity,
     _untrimmed,
     advance,
     deliver,
 )
-from ._cursor import HASH_SIZE, SENTINEL_OFFSETS, Cursor, fits
-from ._rows import RowMemory, Rows
+from ._cursor import SENTINEL_OFFSETS, Cursor, fits
+from ._rows import LEDGER_ITEM, RowMemory, Rows, ledger_of
 
 #: Ledgers a process keeps, newest first; about 8 bytes per history row each.
 DEFAULT_LEDGERS = 64
+#: ... and at most this many bytes of them all (a 100,000-row ledger is 800 KB).
+DEFAULT_LEDGER_BYTES = 32 * 1024 * 1024
+#: An ``-S`` value below every history: tmux reads it as the oldest row.
+_OLDEST = -(2**31)
+#: More places of row 0's key in a ledger than this: too repetitive to measure.
+_MAX_CANDIDATES = 1024
 
 
-def bounded_plan() -> ReadPlan:
-    """The rows a bounded follow-up reads: ``REACH`` rows above the screen."""
-    return ReadPlan(start=-REACH, end=None, untrimmed_start=_UNTRIMMED_START)
+def bounded_plan(cursor: Cursor) -> ReadPlan:
+    """The rows a bounded follow-up reads: ``REACH`` rows above the screen and,
+    for a cursor with a longer history, the oldest row."""
+    samples = (_OLDEST,) if cursor.history_size > REACH else ()
+    return ReadPlan(start=-REACH, end=None, untrimmed_start=_UNTRIMMED_START, samples=samples)
 
 
 def advance_bounded(
@@ -73,44 +91,94 @@ def advance_bounded(
     None when it cannot be proven from it (read everything then)."""
     state = snapshot.state
     _check_identity(cursor, state)
-    old = cursor.history_size
     if (
         snapshot.top == 0  # the snapshot holds every row: the content proof is as cheap
         or state.alternate_on
         or cursor.alternate_on
         or state.width != cursor.width
-        or len(ledger) != old * HASH_SIZE
+        or len(ledger) != cursor.anchor * LEDGER_ITEM
     ):
         return None
-    if not _untrimmed(state):  # rows may have moved: only the full read can tell how far
-        return None
     rows = Rows(snapshot, memory)
-    position = cursor.anchor  # no row has moved
+    near = rows.ledger_range(rows.top, rows.end)
+    if _untrimmed(state):
+        shift = 0
+    else:
+        candidates = _candidates(ledger, snapshot.samples)
+        if candidates is None:
+            return None
+        kept = [d for d in candidates if _history_agrees(cursor, ledger, rows, near, state, d)]
+        if len(kept) != 1:
+            return None  # no shift, or two: the full read decides
+        (shift,) = kept
+    if not _placed(cursor, ledger, rows, near, state, shift):
+        return None
+    reading = deliver(cursor, rows, state, cursor.anchor - shift)
+    top = rows.top
+    above = ledger[shift * LEDGER_ITEM : (top + shift) * LEDGER_ITEM]
+    return dataclasses.replace(
+        reading, ledger=above + near[: (reading.cursor.anchor - top) * LEDGER_ITEM]
+    )
+
+
+def _candidates(ledger: bytes, samples: Sequence[tuple[int, str]]) -> list[int] | None:
+    """Every shift that puts the oldest sampled row (the oldest retained one)
+    where the ledger has it; None when there are too many to try."""
+    if not samples:
+        return None
+    oldest, text = min(samples)
+    key = ledger_of((text,))
+    found: list[int] = []
+    at = ledger.find(key)
+    while at >= 0:
+        if at % LEDGER_ITEM == 0 and at // LEDGER_ITEM >= oldest:
+            found.append(at // LEDGER_ITEM - oldest)
+            if len(found) > _MAX_CANDIDATES:
+                return None
+        at = ledger.find(key, at + 1)
+    return found
+
+
+def _history_agrees(
+    cursor: Cursor, ledger: bytes, rows: Rows, near: bytes, state: StateView, shift: int
+) -> bool:
+    """At ``shift``, the rows read that were history rows when the ledger was
+    made and still are -- rows nothing can have changed -- are the ledger's.
+    The true shift always agrees; so does any, when no such row was read (more
+    new rows than the read holds): only a row that differs rules a shift out."""
+    top = rows.top
+    stop = min(cursor.history_size - shift, state.history_size)
+    if stop <= top:
+        return True  # none of them read: nothing rules this shift out
+    held = ledger[(top + shift) * LEDGER_ITEM : (stop + shift) * LEDGER_ITEM]
+    return held == near[: (stop - top) * LEDGER_ITEM]
+
+
+def _placed(
+    cursor: Cursor, ledger: bytes, rows: Rows, near: bytes, state: StateView, shift: int
+) -> bool:
+    """At ``shift``, the rows read agree with the cursor: every ledger row they
+    hold is unchanged, the window and the sentinels they hold are at the anchor."""
+    position = cursor.anchor - shift  # the ledger's rows: now rows 0 .. position - 1
     k = len(cursor.window)
-    top = snapshot.top
-    # The window and every history row the ledger lacks must be in the snapshot.
-    if min(position - k, old) < top:
-        return None
+    top = rows.top
+    # The window and every row the ledger lacks must be in the snapshot.
+    if position - k < top or position > state.history_size + state.cursor_y:
+        return False
     # The ledger's rows that the snapshot holds as well are still there, unchanged.
-    if ledger[top * HASH_SIZE :] != b"".join(rows.hash_range(top, old)):
-        return None
-    new_anchor = state.history_size + state.cursor_y
-    if position > new_anchor or not fits(rows.hash_range(position - k, position), cursor.window):
-        return None
+    if ledger[(top + shift) * LEDGER_ITEM :] != near[: (position - top) * LEDGER_ITEM]:
+        return False
+    if not fits(rows.hash_range(position - k, position), cursor.window):
+        return False
     # Sentinel rows above the snapshot are history rows the cursor saw, at a
     # known distance: unchanged, as every history row.
-    if any(
-        not rows.hash_at(row).startswith(digest)
+    return all(
+        rows.hash_at(row).startswith(digest)
         for row, digest in zip(
             (position - k - offset for offset in SENTINEL_OFFSETS), cursor.sentinels, strict=False
         )
         if row >= top
-    ):
-        return None
-    reading = deliver(cursor, rows, state, position)
-    kept = ledger[: top * HASH_SIZE]
-    fresh = b"".join(rows.hash_range(top, state.history_size))
-    return dataclasses.replace(reading, ledger=kept + fresh)
+    )
 
 
 def follow(
@@ -125,7 +193,7 @@ def follow(
     else the full read and the content proof. ``read`` takes one atomic
     snapshot of the rows a plan names. The reading carries its cursor's ledger."""
     if ledger is not None:
-        snap = read(bounded_plan())
+        snap = read(bounded_plan(cursor))
         if snap.top == 0:  # the pane's whole grid: the content proof is as cheap
             return advance(cursor, snap, memory=memory, keep_ledger=True)
         found = advance_bounded(cursor, ledger, snap, memory=memory)
@@ -135,21 +203,31 @@ def follow(
 
 
 class Ledgers:
-    """Ledgers by the cursor text they belong to, the newest ``capacity`` kept.
+    """Ledgers by the cursor text they belong to, the newest ``capacity`` kept,
+    within ``max_bytes`` together (the newest one always).
 
-    Shared by the worker threads of one server: every operation is a single
-    ``OrderedDict`` operation under the GIL."""
+    Shared by the worker threads of one server: every operation is a few
+    ``OrderedDict`` operations under the GIL; a race can only drop one ledger
+    more than needed, which costs a full read, never exactness."""
 
-    __slots__ = ("_kept", "capacity")
+    __slots__ = ("_kept", "capacity", "max_bytes")
 
-    def __init__(self, capacity: int = DEFAULT_LEDGERS) -> None:
+    def __init__(
+        self, capacity: int = DEFAULT_LEDGERS, max_bytes: int = DEFAULT_LEDGER_BYTES
+    ) -> None:
         if capacity < 1:
             raise ValueError("a ledger store keeps at least one ledger")
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._kept: OrderedDict[str, bytes] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._kept)
+
+    @property
+    def size(self) -> int:
+        """Bytes of all ledgers kept."""
+        return sum(map(len, list(self._kept.values())))
 
     def get(self, cursor: str) -> bytes | None:
         return self._kept.get(cursor)
@@ -157,7 +235,12 @@ class Ledgers:
     def put(self, cursor: str, ledger: bytes | None) -> None:
         if ledger is None:
             return
+        self._kept.pop(cursor, None)
         self._kept[cursor] = ledger
-        self._kept.move_to_end(cursor)
-        while len(self._kept) > self.capacity:
-            self._kept.popitem(last=False)
+        while len(self._kept) > 1 and (
+            len(self._kept) > self.capacity or self.size > self.max_bytes
+        ):
+            try:
+                self._kept.popitem(last=False)
+            except KeyError:  # emptied by another thread meanwhile
+                break

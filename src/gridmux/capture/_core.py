@@ -124,6 +124,8 @@ class SnapshotView(Protocol):
     def untrimmed_top(self) -> int: ...
     @property
     def untrimmed(self) -> Sequence[str]: ...
+    @property
+    def samples(self) -> Sequence[tuple[int, str]]: ...
 
 
 class Refusal(enum.Enum):
@@ -142,12 +144,14 @@ class CursorRejected(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ReadPlan:
-    """Rows to snapshot, as ``capture-pane -S`` / ``-E`` bounds, and where the
-    untrimmed rows (``capture-pane -N``, to the bottom of the screen) start."""
+    """Rows to snapshot, as ``capture-pane -S`` / ``-E`` bounds, where the
+    untrimmed rows (``capture-pane -N``, to the bottom of the screen) start,
+    and single rows to sample in the same instant (``-S`` values)."""
 
     start: int | Literal["-"]
     end: int | Literal["-"] | None
     untrimmed_start: int | None = None
+    samples: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,19 +229,12 @@ def advance(
 
 
 def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
-    """``reading`` with the ledger of its cursor when ``rows`` hold every
-    history row of a history long enough for a bounded follow-up to pay, and
-    short enough for one to be possible: where tmux may trim, a bounded read
-    never answers (``_bounded``), so hashing every row for it would be waste."""
-    if (
-        rows.top != 0
-        or state.alternate_on
-        or state.history_size <= LEDGER_MIN
-        or not _untrimmed(state)
-    ):
+    """``reading`` with the ledger of its cursor -- every row above its anchor --
+    when ``rows`` hold them all, in a history long enough for a bounded
+    follow-up to pay."""
+    if rows.top != 0 or state.alternate_on or state.history_size <= LEDGER_MIN:
         return reading
-    ledger = b"".join(rows.hash_range(0, state.history_size))
-    return dataclasses.replace(reading, ledger=ledger)
+    return dataclasses.replace(reading, ledger=rows.ledger_range(0, reading.cursor.anchor))
 
 
 def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:

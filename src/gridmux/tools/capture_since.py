@@ -97,6 +97,7 @@ async def capture_since(
             start=plan.start,
             end=plan.end,
             untrimmed_start=plan.untrimmed_start,
+            samples=plan.samples,
         )
 
     def read() -> tuple[str, Reading]:
