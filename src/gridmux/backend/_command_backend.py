@@ -232,11 +232,7 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         target: str | None = None,
         global_: bool = False,
     ) -> None:
-        # set-option expands its name as a format: '#' stays a literal '#'
-        literal = format_literal(check_name("option name", name))
-        command = ["set-option", *scope_args(scope, target, global_), "--", literal, value]
-        where = f" of {target}" if target else (" (global)" if global_ else "")
-        self._run(server, [command], f"set {scope} option {name!r}{where}")
+        self._set_option(server, name, [value], scope=scope, target=target, global_=global_)
 
     def unset_option(
         self,
@@ -247,10 +243,26 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         target: str | None = None,
         global_: bool = False,
     ) -> None:
+        self._set_option(server, name, None, scope=scope, target=target, global_=global_)
+
+    def _set_option(
+        self,
+        server: ServerRef,
+        name: str,
+        value: list[str] | None,
+        *,
+        scope: OptionScope,
+        target: str | None,
+        global_: bool,
+    ) -> None:
+        """``set-option`` to ``[value]``, or with ``-u`` (unset) for None."""
+        # set-option expands its name as a format: '#' stays a literal '#'
         literal = format_literal(check_name("option name", name))
-        command = ["set-option", "-u", *scope_args(scope, target, global_), "--", literal]
+        flags = ["-u"] if value is None else []
+        command = ["set-option", *flags, *scope_args(scope, target, global_), "--", literal]
         where = f" of {target}" if target else (" (global)" if global_ else "")
-        self._run(server, [command], f"unset {scope} option {name!r}{where}")
+        what = "unset" if value is None else "set"
+        self._run(server, [command + (value or [])], f"{what} {scope} option {name!r}{where}")
 
     def swap_pane_option(
         self, server: ServerRef, pane_id: str, name: str, expected: str, new: str
