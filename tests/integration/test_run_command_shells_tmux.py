@@ -252,6 +252,19 @@ async def test_refusals_in_each_shell_type_nothing(
     assert screen() == before
     out = await call(client, "run_command", command="echo fine", pane_id=pane_id)
     assert (out["exit_status"], out["output"]) == (0, ["fine"])
+    # a full-screen program: the alternate screen, as vim or less show one
+    backend.send_keys(tmux_server, pane_id, "printf '\\033[?1049h'; cat", literal=True, enter=True)
+    wait_until(
+        lambda: (
+            backend.pane_state(tmux_server, pane_id).alternate_on
+            and foreground(backend, tmux_server, pane_id) == "cat"
+        ),
+        what=f"a full-screen program in {name}",
+    )
+    before = screen()
+    error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
+    assert "full-screen program" in error
+    assert screen() == before
 
 
 def cursor_x(backend: TmuxCommandBackend, ref: ServerRef, pane_id: str) -> int:
