@@ -319,12 +319,10 @@ def render(report: Report) -> str:
     meta = report.meta
     out = [f"Run {meta.get('date', '?')}, mode **{meta.get('mode', '?')}**.", ""]
     out += table(["", ""], [[k, v] for k, v in meta.items() if k not in ("date", "mode")])
-    passes: list[bool] = []
     for server in report.ours:
-        rows, ok = time_rows(report, server)
+        rows, _ = time_rows(report, server)
         if not rows:
             continue
-        passes += ok
         out += ["", f"### Time per call: {server.label} (ms)", ""]
         header = [
             "tool",
@@ -342,14 +340,12 @@ def render(report: Report) -> str:
         out += ["", "### Bytes per call: the answer as the client reads it (median)", ""]
         out += ["JSON line over stdio / text content / structuredContent (compact JSON).", ""]
         out += table(["tool", *(server.label for server in report.servers)], rows)
-    rows, ok = pane_bytes_rows(report)
+    rows, _ = pane_bytes_rows(report)
     if rows:
-        passes += ok
         out += ["", f"### list_panes: bytes a pane ({GRID_PANES} panes, text + structured)", ""]
         out += table(["server", "bytes a pane", "budget", "pass", "ratio (information)"], rows)
-    rows, ok = spawn_rows(report)
+    rows, _ = spawn_rows(report)
     if rows:
-        passes += ok
         header = ["tool"]
         for server in report.ours:
             target = "—" if server.spawn_target is None else f"≤ {server.spawn_target:g}"
@@ -361,22 +357,19 @@ def render(report: Report) -> str:
         (False, "default tier"),
         (True, "every tool: gridmux --safety destructive, libtmux-mcp every toolset"),
     ):
-        rows, ok = tool_list_rows(report, every_tool=every_tool)
+        rows, _ = tool_list_rows(report, every_tool=every_tool)
         if rows:
-            passes += ok
             out += ["", f"### tools/list: bytes a client receives ({title})", ""]
             header = ["server", "bytes", "size", "budget", "pass", "ratio (information)"]
             out += table(header, rows)
-    rows, ok = startup_rows(report)
+    rows, _ = startup_rows(report)
     if rows:
-        passes += ok
         out += ["", "### Start-up: spawn to first tools/list answer (ms)", ""]
         out += ["Ratio: the median of the per-round ratios (each round starts every server).", ""]
         header = ["server", "median", "p90", "budget (median)", "pass", "ratio (information)"]
         out += table(header, rows)
-    rows, ok = exactness_rows(report)
+    rows, _ = exactness_rows(report)
     if rows:
-        passes += ok
         out += ["", "### capture_since exactness (reads classified by their numbered lines)", ""]
         header = [
             "workload",
@@ -404,15 +397,24 @@ def render(report: Report) -> str:
     out += workflow_render(report.workflow, {s.key: s.label for s in report.servers})
     if report.notes:
         out += ["", "Notes:", ""] + [f"* {note}" for note in report.notes]
+    passes = verdicts(report)
     out += ["", f"**Budgets and targets met: {sum(passes)} of {len(passes)}.**"]
     return "\n".join(out) + "\n"
 
 
+def verdicts(report: Report) -> list[bool]:
+    """Every budget and target the report judges, pass or not: the tables of
+    ``render``, in its order."""
+    groups = [time_rows(report, s)[1] for s in report.ours]
+    groups += [pane_bytes_rows(report)[1], spawn_rows(report)[1]]
+    groups += [tool_list_rows(report, every_tool=every)[1] for every in (False, True)]
+    groups += [startup_rows(report)[1], exactness_rows(report)[1]]
+    return [ok for group in groups for ok in group]
+
+
 def failed(report: Report) -> int:
     """How many budgets and targets the report misses."""
-    every = [time_rows(report, s)[1] for s in report.ours]
-    every += [spawn_rows(report)[1], startup_rows(report)[1], exactness_rows(report)[1]]
-    return sum(1 for group in every for ok in group if not ok)
+    return verdicts(report).count(False)
 
 
 def splice(document: str | None, generated: str, intro: str) -> str:

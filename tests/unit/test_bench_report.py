@@ -129,6 +129,18 @@ def test_the_tool_list_of_every_tool_has_its_own_budget() -> None:
     assert "### tools/list: bytes a client receives (every tool" in rpt.render(report)
 
 
+def test_a_size_over_its_budget_fails_the_run() -> None:
+    """The size tables count as the time tables do: in the total the report
+    shows and in what ``failed`` (the bench's exit status) counts."""
+    report = sample_report()
+    base = rpt.failed(report)
+    report.tool_list = {"gridmux-on": 45_001, rpt.PREDECESSOR: 148_000}
+    report.tool_list_all = {"gridmux-on": 49_000}
+    assert rpt.failed(report) == base + 1
+    assert f"**Budgets and targets met: 5 of {base + 6}.**" in rpt.render(report)
+    assert rpt.verdicts(report).count(False) == rpt.failed(report)
+
+
 def test_bytes_per_call_are_the_median_of_each_part_for_every_timed_tool() -> None:
     report = sample_report()
     report.answer_bytes["list_panes"] = {
