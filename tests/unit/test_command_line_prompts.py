@@ -122,6 +122,11 @@ def test_a_zsh_right_prompt_is_not_typed_text() -> None:
     # a right prompt that came after the proof (RPROMPT set by the proven run)
     proven = PromptRow(7, "% ", "")
     assert check_line_empty(zsh, row, proven, width=40).left == "% "
+    # a proven prompt of an unfamiliar shape whose right prompt changed (a clock)
+    clock = "ready: " + " " * 26 + "[10:01]"
+    vouched = PromptRow(7, "ready: ", " " * 26 + "[10:00]")
+    seen = check_line_empty(line_at(clock, 7, shell="zsh"), clock, vouched, width=40)
+    assert seen.left == "ready: "
     # text that stops short of the edge is typed text, in zsh too
     short = "% ls  -l"
     with pytest.raises(PartlyTyped, match="right of the cursor"):

@@ -99,6 +99,8 @@ def check_line_empty(
             hint="Wait for the prompt (wait_for_text), then call run_command again; if the "
             "shell's prompt is empty, pass prompt_only=true.",
         )
+    if proven is not None and seen.left == proven.left:
+        return seen  # the proven prompt, and only a right prompt changed
     extends = (
         proven is not None
         and proven.left.strip() != ""
