@@ -283,7 +283,14 @@ async def test_text_right_of_the_cursor_is_refused(
     name, pane_id = shell
     backend.send_keys(tmux_server, pane_id, "echo half", literal=True)
     backend.send_keys(tmux_server, pane_id, "C-a")
-    wait_until(lambda: cursor_x(backend, tmux_server, pane_id) == 2, what="the cursor moved back")
+    # The prompt's own cursor column is 2 too: wait for the echo as well.
+    wait_until(
+        lambda: (
+            written_rows(backend, tmux_server, pane_id) == ["$ echo half"]
+            and cursor_x(backend, tmux_server, pane_id) == 2
+        ),
+        what="the typed text, the cursor moved back",
+    )
     before = written_rows(backend, tmux_server, pane_id)
     error = await call_error(client, "run_command", command="echo typed", pane_id=pane_id)
     assert "right of the cursor" in error and "'echo half'" in error
