@@ -276,6 +276,36 @@ def test_clears_are_detected(
     TALLY.update(f.counts)
 
 
+def test_clear_at_a_bare_prompt_is_a_miss(
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    write_to_pane: WriteToPane,
+    wait_until: WaitUntil,
+) -> None:
+    """A fresh pane at its prompt; a command and its output, then clear(1) as
+    bash runs it (TERM=tmux-256color: home, erase, erase history) and the
+    prompt again: the grid is exactly the one the cursor saw, and the rows in
+    between are gone. Only a miss is honest."""
+    pane = make_pane(backend, tmux_server, tmux)
+    write_to_pane(pane, b"$ ")
+    wait_until(lambda: backend.pane_state(tmux_server, pane).cursor_x == 2, what="the prompt")
+    f = Follower(backend, tmux_server, pane)
+    assert f.read().lines == ("$",)
+    write_to_pane(pane, b"echo secret\r\nsecret\r\n$ clear\r\n\x1b[H\x1b[J\x1b[3J$ ")
+
+    def cleared() -> bool:
+        snap = backend.snapshot(tmux_server, pane, start="-")
+        return snap.state.anchor == 0 and snap.rows[0] == "$" and "secret" not in snap.rows
+
+    wait_until(cleared, what="the clear and the prompt")
+    snap = backend.snapshot(tmux_server, pane, start=FOLLOW_PLAN.start)
+    assert f.cursor is not None
+    reading = advance(f.cursor, snap)
+    assert reading.lines_missed
+    assert reading.lines == ("$",)
+
+
 @pytest.mark.parametrize(
     ("pace", "lines", "all_exact"),
     [

@@ -38,9 +38,10 @@ repeated log lines) matches at many shifts and honestly reports
 A cursor whose window reaches the top of the grid has no sentinel row, so
 it vouches for its position only while the history is too short to have
 been trimmed. A *young* cursor -- fewer than ``MIN_EVIDENCE`` rows above
-it -- vouches for nothing: its first follow-up is a miss unless nothing at
-all changed. Either, on a miss, had seen the whole grid and resynchronises
-from its top rather than from the visible screen.
+it -- vouches for nothing: its follow-up is a miss, even when the grid is
+as it was (``clear`` at a bare prompt redraws exactly the prompt, after
+rows the cursor never saw). Either, on a miss, had seen the whole grid and
+resynchronises from its top rather than from the visible screen.
 
 The read is one atomic snapshot (state + rows in one tmux command list),
 so output streaming during the call cannot tear it: ``plan`` says which
@@ -252,8 +253,6 @@ def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
         return _visible(rows, state, lines_missed=True, top=0 if not cursor.sentinels else None)
     position = _locate(cursor, rows, reflowed=reflowed, untrimmed=_untrimmed(state))
     new_anchor = state.history_size + state.cursor_y
-    if position is None and _young(cursor) and _unchanged(cursor, rows, state):
-        return Reading((), _cursor_at(rows, state, cursor.shown), False, False, False)
     if position is None or new_anchor < position:
         # A cursor whose window reached the top had seen the whole grid:
         # resynchronise from its top, so nothing retained is withheld;
@@ -372,23 +371,6 @@ def _untrimmed(state: StateView) -> bool:
     height)."""
     limit = state.history_limit
     return state.history_size + state.height <= limit - max(1, limit // 10)
-
-
-def _unchanged(cursor: Cursor, rows: Rows, state: StateView) -> bool:
-    """Every row up to the anchor, the anchor and the cursor are as they were,
-    and the history is too short for tmux to have trimmed it in between
-    (rows printed and trimmed again would look the same). The anchor is on the
-    screen (the first condition), so the snapshot holds it."""
-    anchor = cursor.anchor
-    return (
-        state.history_size + state.cursor_y == anchor
-        and state.history_size == cursor.history_size
-        and _untrimmed(state)
-        and fits(
-            rows.hash_range(anchor - len(cursor.window), anchor + 1),
-            (*cursor.window, cursor.anchor_hash),
-        )
-    )
 
 
 def _visible(
