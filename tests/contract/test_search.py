@@ -15,8 +15,14 @@ from tests.mcp_calls import call
 def pane_with(
     backend: TmuxBackend, ref: ServerRef, name: str, *lines: str, height: int = 10
 ) -> str:
-    """A session ``name`` whose pane printed ``lines`` (each with printf)."""
-    session = backend.new_session(ref, name=name, width=60, height=height)
+    """A session ``name`` whose pane printed ``lines`` (each with printf).
+
+    Its window is named ``sh`` outright: tmux's automatic-rename names a new
+    window after whatever runs in the pane when its timer fires, which can
+    be the server's own process before the shell starts (``ld-linux...``
+    for a build run through its loader), and renames it only half a second
+    later."""
+    session = backend.new_session(ref, name=name, window_name="sh", width=60, height=height)
     assert session.active_pane_id is not None
     pane = session.active_pane_id
     for typed, line in enumerate(lines, start=1):
