@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -44,11 +45,16 @@ def transport(*args: str, **env: str) -> StdioTransport:
     return StdioTransport(command=str(GRIDMUX), args=list(args), env={**os.environ, **env})
 
 
-async def until(client: Client, tool: str, args: dict[str, Any], needle: str) -> str:  # type: ignore[type-arg]
+async def until(
+    client: Client,  # type: ignore[type-arg]
+    tool: str,
+    args: dict[str, Any],
+    needle: str | re.Pattern[str],
+) -> str:
     deadline = time.monotonic() + 10
     while True:
         text = str((await client.call_tool(tool, args)).content[0].text)  # type: ignore[union-attr]
-        if needle in text:
+        if needle.search(text) if isinstance(needle, re.Pattern) else needle in text:
             return text
         assert time.monotonic() < deadline, f"{needle!r} never appeared in {text!r}"
 
@@ -69,7 +75,10 @@ async def test_stdio_server_drives_real_tmux(tmux_server: ServerRef, mode: str) 
         pane = made["active_pane_id"]
         for i in range(12):
             await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
-        screen = await until(client, "capture_pane", {"pane_id": pane}, "warmup 11\n")
+        # the last output line and then the prompt: typed-ahead commands echo 'warmup 11'
+        # before the shell has run them, so the text alone does not say the shell is idle
+        done = re.compile(r"^warmup 11\n[$#]\s*\Z", re.MULTILINE)
+        screen = await until(client, "capture_pane", {"pane_id": pane}, done)
         prompt = screen.splitlines()[-1]  # a login shell's prompt: '$' or, for root, '#'
         assert prompt in ("$", "#")
         start = (await client.call_tool("capture_since", {"pane_id": pane})).structured_content
