@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from gridmux.backend import ServerRef
+from tests.mcp_calls import until_shown, warm_up
 
 pytestmark = pytest.mark.tmux
 
@@ -45,20 +44,6 @@ def transport(*args: str, **env: str) -> StdioTransport:
     return StdioTransport(command=str(GRIDMUX), args=list(args), env={**os.environ, **env})
 
 
-async def until(
-    client: Client,  # type: ignore[type-arg]
-    tool: str,
-    args: dict[str, Any],
-    needle: str | re.Pattern[str],
-) -> str:
-    deadline = time.monotonic() + 10
-    while True:
-        text = str((await client.call_tool(tool, args)).content[0].text)  # type: ignore[union-attr]
-        if needle.search(text) if isinstance(needle, re.Pattern) else needle in text:
-            return text
-        assert time.monotonic() < deadline, f"{needle!r} never appeared in {text!r}"
-
-
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # 2025-11-25 handshake, 2026-07-28
 async def test_stdio_server_drives_real_tmux(tmux_server: ServerRef, mode: str) -> None:
     assert tmux_server.socket_path is not None
@@ -73,18 +58,11 @@ async def test_stdio_server_drives_real_tmux(tmux_server: ServerRef, mode: str) 
         assert listed >= TOOLS and not listed & DESTRUCTIVE
         made = (await client.call_tool("create_session", {"session_name": "io"})).data
         pane = made["active_pane_id"]
-        for i in range(12):
-            await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
-        # the last output line and then the prompt: typed-ahead commands echo 'warmup 11'
-        # before the shell has run them, so the text alone does not say the shell is idle
-        done = re.compile(r"^warmup 11\n[$#]\s*\Z", re.MULTILINE)
-        screen = await until(client, "capture_pane", {"pane_id": pane}, done)
-        prompt = screen.splitlines()[-1]  # a login shell's prompt: '$' or, for root, '#'
-        assert prompt in ("$", "#")
+        prompt = await warm_up(client, pane)  # distinct rows above the cursor
         start = (await client.call_tool("capture_since", {"pane_id": pane})).structured_content
         assert start is not None
         await client.call_tool("send_keys", {"keys": "echo over stdio", "pane_id": pane})
-        await until(client, "capture_pane", {"pane_id": pane}, f"over stdio\n{prompt}")
+        await until_shown(client, pane, f"over stdio\n{prompt}")
         delta = (
             await client.call_tool("capture_since", {"cursor": start["cursor"]})
         ).structured_content
@@ -103,7 +81,7 @@ async def test_stdio_server_can_serve_the_simulator() -> None:
         await client.call_tool(
             "send_keys", {"keys": "echo simulated", "pane_id": made["active_pane_id"]}
         )
-        text = await until(client, "capture_pane", {"pane_id": made["active_pane_id"]}, "simulated")
+        text = await until_shown(client, made["active_pane_id"], "simulated")
         assert text.splitlines() == ["$ echo simulated", "simulated", "$"]
 
 

@@ -23,6 +23,7 @@ from fastmcp import Client
 from fastmcp.client.transports import ClientTransport, StdioTransport, StreamableHttpTransport
 
 from gridmux.backend import ServerRef
+from tests.mcp_calls import until_shown, warm_up
 
 pytestmark = pytest.mark.tmux
 
@@ -95,15 +96,6 @@ def client_transport(kind: str, tmux_server: ServerRef, http: HttpServer | None)
     return StreamableHttpTransport(http.url, auth=http.token)
 
 
-async def until_shown(client: Client, pane: str, needle: str) -> str:  # type: ignore[type-arg]
-    deadline = time.monotonic() + 10
-    while True:
-        text = (await client.call_tool("capture_pane", {"pane_id": pane})).data
-        if text.strip() and needle in text:
-            return str(text)
-        assert time.monotonic() < deadline, f"{needle!r} never appeared in {text!r}"
-
-
 async def drive(client: Client, mode: str, word: str) -> None:  # type: ignore[type-arg]
     """One session's worth of work: tools, a capture_since delta, a resource, a prompt."""
     assert client.server_info is not None
@@ -117,11 +109,7 @@ async def drive(client: Client, mode: str, word: str) -> None:  # type: ignore[t
     made = (await client.call_tool("create_session", {"session_name": word})).data
     pane = made["active_pane_id"]
     # Distinct rows above the prompt, so the cursor's context is unambiguous.
-    for i in range(12):
-        await client.call_tool("send_keys", {"keys": f"echo warmup {i}", "pane_id": pane})
-    # A login shell's prompt: '$', or '#' for root (/etc/profile sets it).
-    prompt = (await until_shown(client, pane, "warmup 11\n")).splitlines()[-1]
-    assert prompt in ("$", "#")
+    prompt = await warm_up(client, pane)
     start: Any = (await client.call_tool("capture_since", {"pane_id": pane})).structured_content
     await client.call_tool("send_keys", {"keys": f"echo {word} done", "pane_id": pane})
     await until_shown(client, pane, f"{word} done\n{prompt}")
