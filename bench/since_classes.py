@@ -58,6 +58,7 @@ from gridmux.capture import (
     follow,
 )
 from gridmux.settings import Settings
+from gridmux.tools.capture_since import read_plan
 
 NUMBER = re.compile(r"^Z(\d{7})$")
 #: Column of the cursor after the status row.
@@ -108,20 +109,6 @@ class Writer:
 
     def close(self) -> None:
         os.close(self.fd)
-
-
-def read_plan(
-    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan
-) -> PaneSnapshot:
-    """One atomic snapshot of the rows ``plan`` names, as the tool takes it."""
-    return backend.snapshot(
-        server,
-        pane_id,
-        start=plan.start,
-        end=plan.end,
-        untrimmed_start=plan.untrimmed_start,
-        samples=plan.samples,
-    )
 
 
 class Checker:

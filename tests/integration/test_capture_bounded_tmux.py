@@ -7,7 +7,6 @@ Whatever it cannot prove goes to the full read (``gridmux.capture._bounded``).
 from __future__ import annotations
 
 import pytest
-from bench.since_classes import read_plan
 
 from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
@@ -23,6 +22,7 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
+from gridmux.tools.capture_since import read_plan
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
 from .test_capture_since_tmux import make_pane

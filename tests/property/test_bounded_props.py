@@ -21,6 +21,7 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
+from gridmux.tools.capture_since import read_plan
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -64,13 +65,7 @@ def test_every_exact_claim_is_the_truth(
         pending.extend(lines)
 
     def snap(plan: ReadPlan) -> PaneSnapshot:
-        return backend.snapshot(
-            REF,
-            pane_id,
-            start=plan.start,
-            untrimmed_start=plan.untrimmed_start,
-            samples=plan.samples,
-        )
+        return read_plan(backend, REF, pane_id, plan)
 
     def follow(cursor: Cursor) -> Reading:
         ledger = ledgers.get(cursor.encode())

@@ -24,6 +24,7 @@ from gridmux.capture import (
 )
 from gridmux.capture._bounded import _OLDEST, DEFAULT_LEDGER_BYTES
 from gridmux.capture._rows import LEDGER_ITEM, ledger_of
+from gridmux.tools.capture_since import read_plan
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -54,14 +55,7 @@ class Pane:
         return made
 
     def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
-        return self.backend.snapshot(
-            REF,
-            self.pane_id,
-            start=plan.start,
-            end=plan.end,
-            untrimmed_start=plan.untrimmed_start,
-            samples=plan.samples,
-        )
+        return read_plan(self.backend, REF, self.pane_id, plan)
 
     def first(self) -> Reading:
         return self.keep(first(self.snapshot(FIRST_PLAN), keep_ledger=True))

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from gridmux.backend import PaneSnapshot
+from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
 from gridmux.capture import (
     FIRST_PLAN,
     CursorRejected,
@@ -30,6 +30,21 @@ from ._context import TOOL_CONTEXT, ToolContext
 from ._models import CaptureSinceResult
 from ._params import PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
 from ._refusals import refusal_error
+
+
+def read_plan(
+    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan
+) -> PaneSnapshot:
+    """One atomic snapshot of the rows ``plan`` names: how capture_since reads
+    (the benchmark and the tests read the same way)."""
+    return backend.snapshot(
+        server,
+        pane_id,
+        start=plan.start,
+        end=plan.end,
+        untrimmed_start=plan.untrimmed_start,
+        samples=plan.samples,
+    )
 
 
 @tool("Capture Since")
@@ -91,14 +106,7 @@ async def capture_since(
     targeted = session_name is not None or session_id is not None or window_id is not None
 
     def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
-        return ctx.backend.snapshot(
-            server,
-            target,
-            start=plan.start,
-            end=plan.end,
-            untrimmed_start=plan.untrimmed_start,
-            samples=plan.samples,
-        )
+        return read_plan(ctx.backend, server, target, plan)
 
     def read() -> tuple[str, Reading]:
         if cursor is None:
@@ -159,4 +167,4 @@ async def capture_since(
 TOOLS = (capture_since,)
 
 
-__all__ = ["TOOLS", "capture_since"]
+__all__ = ["TOOLS", "capture_since", "read_plan"]
