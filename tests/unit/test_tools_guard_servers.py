@@ -105,11 +105,19 @@ async def test_a_named_socket_confines_every_call(
     assert await call(confined, "list_sessions", socket_name="agent") == {"result": []}
 
 
+@pytest.mark.parametrize("directory", ["made", "absent"])
 async def test_list_servers_under_confinement_refuses_another_servers_path(
     confined: Client,  # type: ignore[type-arg]
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    directory: str,
 ) -> None:
-    """Extra socket paths are not dropped without a word: another server's is refused."""
+    """Extra socket paths are not dropped without a word: another server's is
+    refused; the confined server's own path is probed like any other, also
+    before tmux made its socket directory."""
+    monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path / "tmpdir"))
+    if directory == "made":
+        socket_directory().mkdir(parents=True)
     other = str(tmp_path / "other.sock")
     error = await call_error(confined, "list_servers", extra_socket_paths=[other])
     assert "confined to tmux server socket_name 'agent'" in error

@@ -158,14 +158,21 @@ class ToolContext:
 
         return Lifespan(provide)
 
-    def server(self, socket_name: str | None = None, socket_path: str | None = None) -> ServerRef:
+    def server(
+        self,
+        socket_name: str | None = None,
+        socket_path: str | None = None,
+        *,
+        check_file: bool = True,
+    ) -> ServerRef:
         """The server a call addresses: its own socket, else the configured default.
 
         A per-call ``socket_path`` (tmux -S) wins over ``socket_name`` (tmux -L).
         When the settings name a socket, gridmux is confined to that server: a
         per-call socket must name the same one (however spelled) unless
         ``allow_other_servers`` is set. A socket path must be a socket or a
-        free name in an existing directory (``check_socket_file``).
+        free name in an existing directory (``check_socket_file``), unless
+        ``check_file`` is false (a path only probed, never given to tmux).
         """
         try:
             configured = ServerRef(
@@ -191,7 +198,7 @@ class ToolContext:
                         "--allow-other-servers on."
                     ),
                 )
-            if wanted.socket_path is not None:
+            if check_file and wanted.socket_path is not None:
                 check_socket_file(wanted.socket_path)
         except InvalidArgument as exc:
             raise tool_error(exc) from None

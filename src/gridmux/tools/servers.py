@@ -97,8 +97,9 @@ async def list_servers(
 
     def discover() -> list[ServerInfo]:
         if ctx.confined:  # the one server this gridmux may use
-            for path in extras:  # another server is refused, as in every other tool
-                ctx.server(socket_path=path)
+            for path in extras:  # another server is refused, as in every other tool;
+                # the configured one's path is only probed, like any extra path
+                ctx.server(socket_path=path, check_file=False)
             name = ctx.settings.socket_name
             path = ctx.settings.socket_path or str(socket_directory() / (name or "default"))
             info = probe(ctx, path, None if ctx.settings.socket_path else name)
