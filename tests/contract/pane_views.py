@@ -12,7 +12,12 @@ from tests.contract.conftest import PROMPT
 def session(
     backend: TmuxBackend, ref: ServerRef, name: str = "main", command: str | None = None
 ) -> str:
-    made = backend.new_session(ref, name=name, width=80, height=24, command=command)
+    # Named outright: tmux's automatic-rename may name a new window after a
+    # passing process (ld-linux-x86-64.so.2 on the private-root builds) for a
+    # moment, and the views compare window listings.
+    made = backend.new_session(
+        ref, name=name, window_name="sh", width=80, height=24, command=command
+    )
     assert made.active_pane_id is not None
     return made.active_pane_id
 
@@ -64,7 +69,7 @@ def shows_prompt(backend: TmuxBackend, ref: ServerRef, pane_id: str, prompts: in
 
 
 def wait_for_prompt(
-    backend: TmuxBackend, ref: ServerRef, pane_id: str, prompts: int = 1, timeout: float = 5.0
+    backend: TmuxBackend, ref: ServerRef, pane_id: str, prompts: int = 1, timeout: float = 15.0
 ) -> None:
     """Before typing into a new pane: wait (with a deadline) until its shell prompts.
 
