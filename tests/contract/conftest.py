@@ -88,13 +88,15 @@ class Side:
     async def eventually(
         self,
         predicate: Callable[[], object],
-        timeout: float = 5.0,
+        timeout: float = 15.0,
         *,
         what: str = "a condition",
     ) -> None:
         """Poll ``predicate`` (sync or async) until truthy; AssertionError after ``timeout``.
 
         On the simulator the condition must already hold: it is checked once.
+        On tmux the default deadline is for a loaded CI machine, where a shell
+        can take seconds to answer.
         """
         deadline = time.monotonic() + (0.0 if self.sim else timeout)
         while True:

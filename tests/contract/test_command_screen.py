@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools._run_script import SCRIPTS
-from tests.contract.conftest import PROMPT, Eventually, Side
+from tests.contract.conftest import PROMPT, Eventually
 from tests.contract.pane_views import written_rows
 from tests.contract.test_commands import new_pane, run
 
@@ -34,7 +34,6 @@ async def capture(client: Client, pane: str) -> list[str]:  # type: ignore[type-
 
 
 async def test_twenty_runs_leave_only_prompts_commands_and_output(
-    side: Side,
     ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
@@ -56,16 +55,16 @@ async def test_twenty_runs_leave_only_prompts_commands_and_output(
     expected: list[str] = []
     for number, (command, status, output) in enumerate(runs, start=1):
         if number == 10:
-            slow = "echo slow; sleep 1.5; echo late"
-            out = await run(client, pane, slow, timeout=0.3)
+            # Held until the test lets it go (not for a while: a loaded machine
+            # may take that long to print "slow"). Spelt so that no row shows
+            # 'wait-for', which would be gridmux's own line.
+            slow = 'echo slow; tmux wait"-for" gmx-late; echo late'
+            out = await run(client, pane, slow, timeout=10.0)
             assert (out["timed_out"], out["output"]) == (True, ["slow"])
-            if side.sim:
-                clock: Any = backend.clock  # type: ignore[attr-defined]
-                clock.advance(1.5)
+            backend.signal_channel(ref, "gmx-late")
             expected += [*wrapped(PROMPT + slow), "slow", "late"]
             await eventually(
                 lambda: written_rows(backend, ref, pane)[-2:] == ["late", PROMPT.rstrip()],
-                timeout=10.0,
                 what="the timed-out command finished and its prompt drawn",
             )
         out = await run(client, pane, command)

@@ -3,7 +3,10 @@
 A wait reports progress as soon as it has taken its baseline; the tests act
 on the pane only after that first notification, so what counts as "new" is
 decided by the order of events, never by timing. Timeouts the tests expect
-are kept short (the waits poll in real time).
+are kept short (the waits poll in real time); waits the tests expect to
+match have a deadline a loaded machine meets (they end as soon as they match).
+Typed commands are echoed before they run, so no pattern matches the typed
+line, and output a test reads at the match is written at once (one printf).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from tests.contract.wait_calls import targeted, wait
 from tests.mcp_calls import call, call_error
 
 SHORT = 0.3
+LONG = 15
 
 
 def new_pane(backend: TmuxBackend, ref: ServerRef, name: str = "work", *, height: int = 10) -> str:
@@ -52,7 +56,7 @@ async def test_matches_new_output(
         patterns=["nothing", "^SERVER IS READY$"],
         regex=True,
         pane_id=pane,
-        timeout=5,
+        timeout=LONG,
     )
     assert (out["found"], out["outcome"], out["timed_out"]) == (True, "matched", False)
     assert (out["matched_index"], out["matched_pattern"]) == (1, "^SERVER IS READY$")
@@ -60,8 +64,8 @@ async def test_matches_new_output(
     assert out["saw_new_output"] is True
     assert out["matched_at_entry"] is False
     assert out["pane_id"] == pane
-    assert out["effective_timeout"] == 5
-    assert progress[0][1] == 5 and pane in (progress[0][2] or "")
+    assert out["effective_timeout"] == LONG
+    assert progress[0][1] == LONG and pane in (progress[0][2] or "")
 
 
 async def test_output_that_scrolled_past_the_screen_still_matches(
@@ -70,14 +74,17 @@ async def test_output_that_scrolled_past_the_screen_still_matches(
     backend: TmuxBackend,
 ) -> None:
     pane = new_pane(backend, ref, height=5)
+    # One printf writes MARK and the 40 lines after it at once: no poll sees MARK
+    # still on the screen (echo then seq could, while seq starts).
+    lines = " ".join(["MARK", *(str(i) for i in range(1, 41))])
     out, _ = await wait(
         client,
         "wait_for_text",
-        typed(backend, ref, pane, "echo MARK; seq 1 40"),
+        typed(backend, ref, pane, f"printf '%s\\n' {lines}"),
         patterns=["^mark$"],
         regex=True,
         pane_id=pane,
-        timeout=5,
+        timeout=LONG,
     )
     assert out["outcome"] == "matched"
     assert out["matched_lines"] == ["MARK"]
@@ -116,7 +123,7 @@ async def test_a_stop_pattern_ends_the_wait_and_says_which(
         stop=["error", "^build failed"],
         regex=True,
         pane_id=pane,
-        timeout=5,
+        timeout=LONG,
     )
     assert (out["found"], out["outcome"], out["timed_out"]) == (False, "stopped", False)
     assert (out["matched_index"], out["matched_pattern"]) == (1, "^build failed")
@@ -129,9 +136,16 @@ async def test_any_output_without_patterns(
     backend: TmuxBackend,
 ) -> None:
     pane = new_pane(backend, ref)
-    out, _ = await wait(client, "wait_for_text", typed(backend, ref, pane, "true"), pane_id=pane)
+    # One key, echoed at once (a command's echo and its next prompt come apart).
+    out, _ = await wait(
+        client,
+        "wait_for_text",
+        lambda: backend.send_keys(ref, pane, "x", literal=True),
+        pane_id=pane,
+        timeout=LONG,
+    )
     assert (out["found"], out["outcome"]) == (True, "any_output")
-    assert out["matched_lines"] == ["$ true", "$"]
+    assert out["matched_lines"] == ["$ x"]
 
 
 async def test_match_case(
@@ -140,17 +154,20 @@ async def test_match_case(
     backend: TmuxBackend,
 ) -> None:
     pane = new_pane(backend, ref)
+    # 'Ready' comes first and must not match 'ready'; 'done' ends the wait (a
+    # timeout instead would bet on how soon the shell prints 'Ready').
     out, _ = await wait(
         client,
         "wait_for_text",
-        typed(backend, ref, pane, "echo Ready"),
-        patterns=["ready"],
+        typed(backend, ref, pane, "echo Ready; echo done"),
+        patterns=["ready", "^done$"],
+        regex=True,
         match_case=True,
         pane_id=pane,
-        timeout=SHORT,
+        timeout=LONG,
     )
-    assert (out["found"], out["outcome"]) == (False, "timeout")
-    assert out["saw_new_output"] is True
+    assert (out["found"], out["outcome"]) == (True, "matched")
+    assert (out["matched_index"], out["matched_lines"]) == (1, ["done"])
     assert "Ready" in out["tail"]
 
 
@@ -163,10 +180,10 @@ async def test_literal_patterns_are_not_regular_expressions(
     out, _ = await wait(
         client,
         "wait_for_text",
-        typed(backend, ref, pane, "echo 'file[1] (x)'"),
+        typed(backend, ref, pane, "echo 'file[1]' '(x)'"),  # the typed line does not match
         patterns=["file[1] (x)"],
         pane_id=pane,
-        timeout=5,
+        timeout=LONG,
     )
     assert out["outcome"] == "matched"
     assert out["matched_lines"][-1] == "file[1] (x)"
@@ -180,7 +197,12 @@ async def test_a_pane_that_dies_during_the_wait_is_an_error(
     pane = new_pane(backend, ref)
     backend.set_option(ref, "remain-on-exit", "on", scope="window", target=pane)
     out, _ = await wait(
-        client, "wait_for_text", typed(backend, ref, pane, "exit 4"), patterns=["x"], pane_id=pane
+        client,
+        "wait_for_text",
+        typed(backend, ref, pane, "exit 4"),
+        patterns=["never printed"],  # not "x": the typed 'exit 4' would match it
+        pane_id=pane,
+        timeout=LONG,
     )
     assert "has exited" in out["error"]
 
@@ -195,7 +217,11 @@ async def test_content_change_sees_new_output(
 ) -> None:
     pane = new_pane(backend, ref)
     out, progress = await wait(
-        client, "wait_for_content_change", typed(backend, ref, pane, "echo hi"), pane_id=pane
+        client,
+        "wait_for_content_change",
+        typed(backend, ref, pane, "echo hi"),
+        pane_id=pane,
+        timeout=LONG,
     )
     assert (out["changed"], out["timed_out"], out["pane_id"]) == (True, False, pane)
     assert progress
@@ -212,6 +238,7 @@ async def test_content_change_sees_typing_without_enter(
         "wait_for_content_change",
         lambda: backend.send_keys(ref, pane, "x", literal=True),
         pane_id=pane,
+        timeout=LONG,
     )
     assert out["changed"] is True
 

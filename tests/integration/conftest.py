@@ -76,12 +76,15 @@ set-option -g default-size 80x24
 
 def wait_until(
     predicate: Callable[[], object],
-    timeout: float = 5.0,
+    timeout: float = 15.0,
     interval: float = 0.01,
     *,
     what: str = "a condition",
 ) -> None:
-    """Poll ``predicate`` until it returns something truthy; AssertionError after ``timeout``."""
+    """Poll ``predicate`` until it returns something truthy; AssertionError after ``timeout``.
+
+    The default deadline is for a loaded CI machine, where a shell can take
+    seconds to start or answer; a condition that holds returns at once."""
     deadline = time.monotonic() + timeout
     last: object = None
     while True:

@@ -202,7 +202,10 @@ def test_paste_buffer_brackets_when_the_program_asks(
     session = backend.new_session(tmux_server, command="exec cat -v")
     pane_id = session.active_pane_id
     assert pane_id is not None
-    write_to_pane(pane_id, b"\x1b[?2004h")  # the program enables bracketed paste
+    # The program enables bracketed paste. tmux reads the pane's output when it
+    # gets to it, so wait for a line written after the mode: tmux has applied it.
+    write_to_pane(pane_id, b"\x1b[?2004hREADY\n")
+    _shows(backend, tmux_server, pane_id, wait_until, "READY")
     backend.load_buffer(tmux_server, "b", "hi")
     backend.paste_buffer(tmux_server, "b", pane_id, bracket=False)
     backend.paste_buffer(tmux_server, "b", pane_id, bracket=True)

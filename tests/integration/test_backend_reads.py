@@ -350,17 +350,19 @@ def test_scan_panes_equals_the_listing_and_each_snapshot(
     tmux("link-window", "-s", f"{first.session_id}:0", "-t", f"{other.session_id}:7")
     for pane_id, title in zip([first.active_pane_id, second.pane_id], HOSTILE_TITLES, strict=False):
         tmux("select-pane", "-t", pane_id, "-T", title)
-    # every pane still between the reads compared below: cat, after its output
+    # every pane still between the reads compared below: cat, after its output,
+    # and every window named after it (tmux renames it on a timer of its own)
     wait_until(
         lambda: (
-            {p.current_command for p in backend.list_panes(tmux_server)} == {"cat"}
+            {(p.current_command, p.window_name) for p in backend.list_panes(tmux_server)}
+            == {("cat", "cat")}
             and all(
                 backend.snapshot(tmux_server, pane_id).rows[0] == text
                 for pane_id, text in ((first.active_pane_id, "one"), (other.active_pane_id, "two"))
                 if pane_id is not None
             )
         ),
-        what="every pane's cat waiting after its output",
+        what="every pane's cat waiting after its output, its window renamed",
     )
     scanned = backend.scan_panes(tmux_server, start="-", join_wrapped=True)
     listing = backend.list_panes(tmux_server)

@@ -22,7 +22,7 @@ from gridmux.tools._shells import CLAIM_OPTION
 from tests.contract.pane_views import written_rows
 from tests.mcp_calls import call, call_error
 
-from .conftest import WaitUntil, control_mode
+from .conftest import RawTmux, WaitUntil, control_mode
 
 pytestmark = pytest.mark.tmux
 
@@ -32,7 +32,7 @@ async def test_a_second_gridmux_is_refused_while_the_first_runs(
     client: Client,  # type: ignore[type-arg]
     backend: TmuxCommandBackend,
     tmux_server: ServerRef,
-    wait_until: WaitUntil,
+    tmux: RawTmux,
     pane: str,
 ) -> None:
     # Issue 16.7: the busy check was per process (and racy), so a second caller
@@ -40,22 +40,24 @@ async def test_a_second_gridmux_is_refused_while_the_first_runs(
     other = TmuxCommandBackend(tmux_bin, control_mode=control_mode())
     settings = Settings(socket_path=tmux_server.socket_path, safety="destructive")
     first: dict[str, Any] = {}
+    # The first command runs until the test lets it go, not for a while: the
+    # second call is refused however long it takes to get there.
+    command = "echo started; tmux wait-for gmx-first; echo first"
     try:
         async with Client(create_server(other, settings)) as second:
 
             async def run_first() -> None:
-                first.update(
-                    await call(client, "run_command", command="sleep 1; echo first", pane_id=pane)
-                )
+                first.update(await call(client, "run_command", command=command, pane_id=pane))
 
             async with anyio.create_task_group() as group:
                 group.start_soon(run_first)
-                with anyio.fail_after(10):  # the first command runs
-                    while backend.list_panes(tmux_server)[0].current_command != "sleep":
+                with anyio.fail_after(15):  # the first command runs
+                    while "started" not in written_rows(backend, tmux_server, pane):
                         await anyio.sleep(0.01)
                 error = await call_error(second, "run_command", command="echo second", pane_id=pane)
+                tmux("wait-for", "-S", "gmx-first")
             assert "already running a command from run_command" in error
-            assert (first["exit_status"], first["output"]) == (0, ["first"])
+            assert (first["exit_status"], first["output"]) == (0, ["started", "first"])
             after = await call(second, "run_command", command="echo second", pane_id=pane)
             assert after["output"] == ["second"]
     finally:

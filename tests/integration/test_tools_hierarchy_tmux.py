@@ -171,7 +171,9 @@ async def caller_client(
     """A client whose MCP server claims to run in the 'home' session's first pane."""
     tmux("new-session", "-d", "-s", "home", "-n", "mine", "exec sleep 100000")
     tmux("new-window", "-d", "-t", "home:", "-n", "other", "exec sleep 100000")
-    tmux("new-session", "-d", "-s", "work", "exec sleep 100000")
+    # Every window named outright: state() holds the names, and automatic-rename
+    # would rename an unnamed one after its process on a timer of its own.
+    tmux("new-session", "-d", "-s", "work", "-n", "work", "exec sleep 100000")
     ids = dict(
         line.split()
         for line in tmux(
@@ -387,7 +389,8 @@ async def test_split_window_too_small_is_refused_by_tmux_and_changes_nothing(
     tmux: RawTmux,
     state: State,
 ) -> None:
-    detached_session(tmux, "-s", "tiny", "-x", "80", "-y", "2")
+    # named outright: state() holds the name, which automatic-rename would change
+    detached_session(tmux, "-s", "tiny", "-n", "tiny", "-x", "80", "-y", "2")
     before = state()
     assert "no room to split" in await call_error(client, "split_window", size=1)
     error = await call_error(client, "split_window")  # tmux itself says no

@@ -100,15 +100,18 @@ async def test_run_command_timeout_leaves_the_pane_usable(
     wait_until: WaitUntil,
     pane: str,
 ) -> None:
+    # held until the test lets it go (not for a while: a loaded machine may
+    # take that long to print "started")
     out = await call(
         client,
         "run_command",
-        command="echo started; sleep 2; echo finished",
+        command="echo started; tmux wait-for gmx-finish; echo finished",
         pane_id=pane,
-        timeout=0.5,
+        timeout=10,
     )
     assert (out["timed_out"], out["still_running"], out["exit_status"]) == (True, True, None)
     assert out["output"] == ["started"]
+    tmux("wait-for", "-S", "gmx-finish")
     wait_until(
         lambda: (
             screen(backend, tmux_server, pane)[-1:] == ["$"]
@@ -310,7 +313,11 @@ async def test_send_keys_batch(
         ],
     )
     assert (out["succeeded"], out["failed"], out["stopped_at"]) == (3, 0, None)
-    wait_until(lambda: "first" in screen(backend, tmux_server, pane), what="the echoed output")
+    # the output and the prompt after it: the screen is still until the next keys
+    wait_until(
+        lambda: screen(backend, tmux_server, pane)[-2:] == ["first", "$"],
+        what="the echoed output and the next prompt",
+    )
     before = screen(backend, tmux_server, pane)
     error = await call_error(
         client,
