@@ -43,11 +43,20 @@ PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 #: the oldest and the newest, which bound the range. ``GRIDMUX_CONTROL_OFF="3.4 3.6b"``
 #: (or ``all``) names others.
 CONTROL_OFF_VERSIONS = os.environ.get("GRIDMUX_CONTROL_OFF", "3.2a 3.8").split()
-#: Releases whose integration cells run the MCP Inspector CLI test (a foreign client
-#: over stdio: it tests gridmux's MCP layer, which no release changes), the two that
-#: bound the range; ``GRIDMUX_INSPECTOR_TMUX="3.5a"`` (or ``all``) names others.
-INSPECTOR_VERSIONS = os.environ.get("GRIDMUX_INSPECTOR_TMUX", "3.2a 3.8").split()
+#: Releases whose control-mode-on integration cell also runs the tests of gridmux's
+#: MCP layer as a process (``MCP_LAYER_TESTS``: stdio, HTTP, the MCP Inspector CLI,
+#: schema-derived bad input over stdio). They start gridmux processes and speak MCP
+#: to them, which no tmux release and no command transport changes, and cost a
+#: CPU-minute a cell; the two releases that bound the range run them.
+#: ``GRIDMUX_MCP_TMUX="3.5a"`` (or ``all``) names others.
+MCP_LAYER_VERSIONS = os.environ.get("GRIDMUX_MCP_TMUX", "3.2a 3.8").split()
 INSPECTOR_TEST = "tests/integration/test_inspector_cli.py"
+MCP_LAYER_TESTS = [
+    INSPECTOR_TEST,
+    "tests/integration/test_stdio.py",
+    "tests/integration/test_transports.py",
+    "tests/fuzz/test_fuzz_stdio.py",
+]
 #: ``GRIDMUX_TMUX_LANE="3.2a 3.4"``: only these releases' tmux cells exist in this nox
 #: run, so ``./run tests`` can run the tmux matrix as two lanes side by side.
 LANE = os.environ.get("GRIDMUX_TMUX_LANE", "").split()
@@ -172,14 +181,15 @@ def integration(session: nox.Session, tmux: str, control: str) -> None:
     suite (``tests/faults``: gridmux, its control clients and tmux killed mid-call).
     The differential test (``test_differential.py``) is left to the ``fidelity``
     session of the same release, which runs it with eight times the scripts; the
-    MCP Inspector test runs on the releases in ``INSPECTOR_VERSIONS``.
+    MCP layer's tests (``MCP_LAYER_TESTS``) run in the control-mode-on cells of
+    the releases in ``MCP_LAYER_VERSIONS``.
     """
     env = use_tmux(session, tmux) | {"GRIDMUX_CONTROL_MODE": control}
     skipped = [DIFFERENTIAL]
-    if {tmux, "all"} & set(INSPECTOR_VERSIONS):
+    if control == "on" and {tmux, "all"} & set(MCP_LAYER_VERSIONS):
         install_inspector(session)
     else:
-        skipped.append(INSPECTOR_TEST)
+        skipped.extend(MCP_LAYER_TESTS)
     session.run(
         str(HERE / "python"),
         "-m",

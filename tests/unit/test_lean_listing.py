@@ -116,3 +116,21 @@ async def test_a_listed_description_is_the_docstrings_first_paragraph() -> None:
         assert needle in listed["run_command"], needle
     for needle in ("cursor", "lines_missed"):
         assert needle in listed["capture_since"], needle
+
+
+async def test_each_server_lists_its_own_defaults_though_tools_are_built_once() -> None:
+    """Servers in one process share each tool as FastMCP built it (``_BUILT``);
+    a server's ceiling and defaults must not reach the servers made after it."""
+
+    async def listing(settings: Settings) -> dict[str, Any]:
+        async with Client(create_server(SimBackend(version="3.3a"), settings)) as client:
+            return {t.name: t.input_schema for t in await client.list_tools()}
+
+    plain = Settings(backend="sim", safety="destructive")
+    before = await listing(plain)
+    tight = await listing(
+        Settings(backend="sim", safety="destructive", wait_max_seconds=2, suppress_history=False)
+    )
+    assert tight["wait_for_text"]["properties"]["timeout"]["maximum"] == 2
+    assert tight != before
+    assert await listing(plain) == before

@@ -13,8 +13,11 @@ gridmux (resources, prompts): result builders and target resolution.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 from fastmcp import FastMCP
+from fastmcp.tools import Tool
 
 from gridmux.safety import lean_hints
 from gridmux.settings import Settings
@@ -88,6 +91,25 @@ def tool_docs() -> dict[str, str]:
     }
 
 
+#: Each tool function's FastMCP tool, as ``FastMCP.add_tool`` built it for the
+#: first server of this process. Building one generates its pydantic JSON
+#: schemas (a quarter of a second for all the tools), and nothing in it depends
+#: on the server or its settings: every later server copies the same tool, and
+#: the copies' listed schemas are new dicts (``lean_input``), so no server's
+#: defaults reach another's.
+_BUILT: dict[Callable[..., Any], Tool] = {}
+
+
+def _built(mcp: FastMCP, fn: Callable[..., Any]) -> Tool:
+    """``fn``'s tool as ``mcp.add_tool`` builds it, left out of ``mcp``."""
+    found = _BUILT.get(fn)
+    if found is None:
+        found = mcp.add_tool(fn)
+        mcp.local_provider.remove_tool(found.name)
+        _BUILT[fn] = found
+    return found
+
+
 def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
     """Add every tool to ``mcp``, in the order clients list them, with lean schemas
     (``_schemas``) that say the server's defaults (``_server_defaults``), only
@@ -98,8 +120,7 @@ def register_all(mcp: FastMCP, settings: Settings | None = None) -> None:
     past_ceiling: dict[str, float] = {}
     for module in _MODULES:
         for fn in module.TOOLS:
-            found = mcp.add_tool(fn)
-            mcp.local_provider.remove_tool(found.name)
+            found = _built(mcp, fn)
             timeout = found.parameters.get("properties", {}).get("timeout", {})
             default = timeout.get("default")
             if isinstance(default, int | float) and default > settings.wait_max_seconds:
