@@ -150,7 +150,13 @@ async def test_clear_pane_on_real_tmux(
     wait_until: WaitUntil,
 ) -> None:
     write_to_pane(quiet_pane, "".join(f"L{i}\n" for i in range(1, 61)).encode() + b"tail")
-    wait_until(lambda: backend.pane_state(tmux_server, quiet_pane).anchor == 60, what="output")
+
+    def written() -> bool:
+        # The whole write, "tail" too: a clear before "tail" arrived would leave it behind.
+        state = backend.pane_state(tmux_server, quiet_pane)
+        return (state.anchor, state.cursor_x) == (60, 4)
+
+    wait_until(written, what="output")
     backend.copy_mode(tmux_server, quiet_pane, enter=True, scroll_up=3)
     result = await call(client, "clear_pane", pane_id=quiet_pane)
     assert result == {"result": f"Pane cleared: {quiet_pane}"}
@@ -189,15 +195,19 @@ async def test_paste_text_on_real_tmux(
     wait_until: WaitUntil,
 ) -> None:
     # A program that asks for bracketed paste and shows what arrives (ESC as ^[).
-    shown = new_pane(tmux, quiet_pane, command="printf '\\033[?2004h'; stty -echo; exec cat -v")
+    # READY comes after the mode and stty: tmux parses in order, so once READY
+    # shows, tmux has the mode (the program running says nothing of that).
+    command = "printf '\\033[?2004h'; stty -echo; echo READY; exec cat -v"
+    shown = new_pane(tmux, quiet_pane, command=command)
     running(tmux, shown, "cat", wait_until)
+    wait_until(lambda: rows(backend, tmux_server, shown) == ["READY"], what="the program")
     tmux("set-buffer", "-b", "mine", "keep")
     await call(client, "paste_text", text="one\ntwo\n", pane_id=shown)
-    wait_until(lambda: len(rows(backend, tmux_server, shown)) == 2, what="the bracketed paste")
-    assert rows(backend, tmux_server, shown) == ["^[[200~one", "two"]
+    wait_until(lambda: len(rows(backend, tmux_server, shown)) == 3, what="the bracketed paste")
+    assert rows(backend, tmux_server, shown) == ["READY", "^[[200~one", "two"]
     await call(client, "paste_text", text="three\n", pane_id=shown, bracket=False)
     # cat -v prints the closing marker with the next line: "^[[201~three".
-    wait_until(lambda: rows(backend, tmux_server, shown)[2:] == ["^[[201~three"], what="paste")
+    wait_until(lambda: rows(backend, tmux_server, shown)[3:] == ["^[[201~three"], what="paste")
     assert tmux("list-buffers", "-F", "#{buffer_name}").split() == ["mine"]
 
 
