@@ -89,8 +89,10 @@ async def test_output_that_scrolled_past_the_screen_still_matches(
     assert out["outcome"] == "matched"
     assert out["matched_lines"] == ["MARK"]
     assert "MARK" not in backend.snapshot(ref, pane).rows  # off the screen by then
-    assert out["tail"][-1] == "$"
-    assert len(out["tail"]) == 20
+    # The last 20 new rows: the shell's next prompt is a write of its own, after
+    # printf's, so the poll that matched may or may not have seen it yet.
+    numbers = [str(i) for i in range(1, 41)]
+    assert out["tail"] in (numbers[-20:], [*numbers[-19:], "$"])
 
 
 async def test_text_from_before_the_call_never_matches(
