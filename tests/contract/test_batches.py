@@ -42,7 +42,9 @@ async def test_readonly_batch_returns_what_direct_calls_return(
     client: Client,  # type: ignore[type-arg]
     backend: TmuxBackend,
 ) -> None:
-    session = backend.new_session(ref, name="dev", width=80, height=24)
+    # Named outright: automatic-rename names a new window on a timer of its own
+    # (still "tmux", the child before it ran the shell, after the prompt on 3.2a).
+    session = backend.new_session(ref, name="dev", window_name="sh", width=80, height=24)
     pane = session.active_pane_id
     assert pane is not None
     wait_for_prompt(backend, ref, pane)  # a still pane: both reads see the same screen

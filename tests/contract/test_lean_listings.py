@@ -11,6 +11,7 @@ from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.tools._models import PANE_ROW_FIELDS
+from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
 #: Bytes a pane may cost in list_panes' default answer, text and structuredContent together.
@@ -36,11 +37,15 @@ async def test_the_default_shape_has_the_deciding_columns_typed(
 
 
 async def test_fields_adds_columns_and_all_matches_get_pane_info(
+    ref: ServerRef,
     client: Client,  # type: ignore[type-arg]
+    backend: TmuxBackend,
     two_sessions: dict[str, str],
 ) -> None:
     (row,) = await panes(client, window_id=two_sessions["logs"], fields=["pane_pid", "pane_top"])
     assert tuple(row) == (*PANE_ROW_FIELDS, "pane_pid", "pane_top")
+    # The shell has started (its command is read twice below, and is "tmux" before).
+    wait_for_prompt(backend, ref, row["pane_id"])
     (full,) = await panes(client, window_id=two_sessions["logs"], fields=["all"])
     assert full == await call(client, "get_pane_info", pane_id=row["pane_id"])
 
