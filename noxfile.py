@@ -18,12 +18,14 @@ Inspector (``tools/inspector``); ``./run tests`` installs tmux and npm.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import nox
@@ -141,6 +143,16 @@ def property(session: nox.Session) -> None:
     tox(session, "property")
 
 
+@contextlib.contextmanager
+def _held(name: str) -> Iterator[None]:
+    """Hold ``.cache/<name>.lock``: nox runs of other lanes wait for it."""
+    lock = ROOT / ".cache" / f"{name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
 def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
     """Provision tmux ``version``; the environment that puts it first on PATH.
 
@@ -149,7 +161,10 @@ def use_tmux(session: nox.Session, version: str) -> dict[str, str]:
     """
     cache = Path(os.environ.get("GRIDMUX_TMUX_CACHE", provision_tmux.DEFAULT_CACHE))
     try:
-        found = provision_tmux.provision(version, cache.resolve())
+        # Lanes may want the same release at once (./run: one lane's integration
+        # cells, another's fidelity cells): one provisions, the other waits.
+        with _held("tmux"):
+            found = provision_tmux.provision(version, cache.resolve())
     except provision_tmux.Unavailable as exc:
         if version in os.environ.get("GRIDMUX_TMUX_REQUIRED", "").split():
             session.error(f"tmux {version} is required (GRIDMUX_TMUX_REQUIRED) but: {exc}")
@@ -287,11 +302,8 @@ def install_inspector(session: nox.Session) -> None:
     )
     want = hashlib.sha256(pins).hexdigest()
     stamp = INSPECTOR / "node_modules" / ".gridmux-pins"
-    lock = ROOT / ".cache" / "inspector.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
     # Two tmux lanes may get here at once on a fresh clone: one installs, one waits.
-    with lock.open("w") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
+    with _held("inspector"):
         ready = (INSPECTOR / "node_modules" / ".bin" / "mcp-inspector").exists()
         if ready and stamp.exists() and stamp.read_text() == want:
             return
