@@ -45,14 +45,17 @@ async def until_shown(
 
 
 async def warm_up(client: Client, pane: str, count: int = 12) -> str:  # type: ignore[type-arg]
-    """Type ``count`` numbered echo commands into a shell pane and wait for the
-    shell to have run them all; return its prompt ('$', or '#' for root).
+    """Have a shell pane print ``count`` numbered lines and wait for the shell
+    to be back at its prompt; return the prompt ('$', or '#' for root).
 
-    Commands typed ahead are echoed before the shell runs them, so the last
-    number on screen proves nothing: the wait is for the last output line with
-    the prompt below it."""
-    for i in range(count):
-        await call(client, "send_keys", keys=f"echo warmup {i}", pane_id=pane)
+    One command prints them all. Numbered commands typed one by one would run
+    while later ones are still being typed: the tty echoes typed-ahead lines at
+    once, and the shell prints its prompt before output it then reads, so the
+    last number can share a row with a prompt (seen on tmux 3.8). The loop's
+    own text holds no number, so the last number followed by a prompt row is
+    the end of the run."""
+    loop = f"i=0; while [ $i -lt {count} ]; do echo warmup $i; i=$((i+1)); done"
+    await call(client, "send_keys", keys=loop, pane_id=pane)
     done = re.compile(rf"^warmup {count - 1}\n([$#])\s*\Z", re.MULTILINE)
     match = done.search(await until_shown(client, pane, done))
     assert match is not None
