@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from gridmux.backend import PaneState
 from gridmux.backend._plain import PENDING_MAX, only_appended, replay, settle
+from gridmux.backend._watch import _split_sessions, _unescape
 
 STATE = PaneState(
     pane_id="%1",
@@ -195,3 +196,15 @@ def test_another_pane_process_size_or_screen_proves_nothing(after: PaneState) ->
 def test_a_changed_region_proves_nothing() -> None:
     assert not only_appended(STATE, STATE, b"", FULL, (1, 4))
     assert only_appended(STATE, STATE, b"", FULL, FULL)
+
+
+def test_control_mode_output_is_unescaped() -> None:
+    # tmux escapes bytes below a space and the backslash as three octal digits
+    assert _unescape(rb"ls\015\012a\134b") == b"ls\r\na\\b"
+
+
+def test_a_cut_reply_splits_into_sessions_region_and_snapshot() -> None:
+    sessions, region, rest = _split_sessions(b"$0\n$12\nregion 0 23\n%1\x1fstate\nrow\n")
+    assert (sessions, region, rest) == ({"$0", "$12"}, (0, 23), b"%1\x1fstate\nrow\n")
+    # a pane that is gone prints an empty region: no region, the line dropped
+    assert _split_sessions(b"$0\nregion  \n\n") == ({"$0"}, None, b"\n")

@@ -51,8 +51,12 @@ from ._types import PaneState
 
 #: Watchers detach after this many seconds without a cut.
 IDLE_SECONDS = 120.0
-#: Bytes kept per watched pane; a mark whose bytes were dropped vouches for nothing.
+#: Bytes kept per watched pane, and for how long after its last cut; a mark
+#: whose bytes were dropped vouches for nothing.
 KEEP_BYTES = 1 << 20
+#: A server with more sessions than this is not watched (a watcher is a
+#: process and a thread).
+MAX_WATCHERS = 64
 #: The flags watchers attach with (``_formats.gridmux_clients`` knows them).
 WATCHER_FLAGS = "ignore-size,read-only"
 _OUTPUT = re.compile(rb"^%output (%\d+) (.*)$")
@@ -73,6 +77,8 @@ class _Stream:
     #: the bytes from ``kept_from`` on, while the pane is watched
     kept: bytearray | None = None
     kept_from: int = 0
+    #: when the last cut for this pane was made (``time.monotonic``)
+    cut_at: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,8 @@ class Watcher:
                 data = _unescape(found[2])
                 stream.total += len(data)
                 stream.pending = settle(stream.pending, data)
+                if stream.kept is not None and time.monotonic() - stream.cut_at > IDLE_SECONDS:
+                    stream.kept = None  # no cut for this pane lately: no mark needs them
                 if stream.kept is not None:
                     stream.kept += data
                     if len(stream.kept) > KEEP_BYTES:
@@ -199,6 +207,7 @@ class Watcher:
             stream = self._streams.setdefault(pane, _Stream())
             if stream.kept is None:
                 stream.kept, stream.kept_from = bytearray(), stream.total
+            stream.cut_at = time.monotonic()
             heard[pane] = self._heard(stream)
 
         with self._cond:
@@ -334,7 +343,10 @@ class Watch:
         with self._lock:
             self._restart_timer()
             if not self._unchanged():
-                for session in self._sessions() - set(self._watchers):
+                missing = self._sessions() - set(self._watchers)
+                if len(self._watchers) + len(missing) > MAX_WATCHERS:
+                    return run([]), lambda state: None
+                for session in missing:
                     self._watchers[session] = Watcher(self._argv, session, self._timeout)
             watchers = [w for w in self._watchers.values() if w.alive]
             channel = f"gmxc{secrets.token_hex(12)}"
@@ -453,4 +465,12 @@ def _split_sessions(out: bytes) -> tuple[set[str], tuple[int, int] | None, bytes
     return found, (int(region[1]), int(region[2])), out[region.end() :]
 
 
-__all__ = ["IDLE_SECONDS", "KEEP_BYTES", "WATCHER_FLAGS", "Watch", "WatchMark", "Watcher"]
+__all__ = [
+    "IDLE_SECONDS",
+    "KEEP_BYTES",
+    "MAX_WATCHERS",
+    "WATCHER_FLAGS",
+    "Watch",
+    "WatchMark",
+    "Watcher",
+]
