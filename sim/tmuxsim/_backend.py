@@ -106,7 +106,6 @@ def _one_call_at_a_time(cls: type[_T]) -> type[_T]:
     return cls
 
 
-@_one_call_at_a_time
 @dataclass(frozen=True, slots=True)
 class _WatchMark:
     """A snapshot's instant as the simulated output watch records it."""
@@ -119,6 +118,7 @@ class _WatchMark:
     region: tuple[int, int]
 
 
+@_one_call_at_a_time
 class SimBackend:
     def __init__(
         self,

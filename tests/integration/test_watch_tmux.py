@@ -202,3 +202,26 @@ def test_with_the_watch_off_no_watcher_is_attached(
         pane.close()
     finally:
         backend.close()
+
+
+def test_attaching_leaves_the_sessions_environment_alone(
+    backend: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    wait_until: WaitUntil,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # attach-session copies what update-environment names from the attaching
+    # client's environment, unless -E: gridmux's clients must not.
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/gridmux/own-agent.sock")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    tmux("new-session", "-d", "-s", "keep", "exec sleep 100000")
+    tmux("set-environment", "-t", "keep", "SSH_AUTH_SOCK", "/user/agent.sock")
+    tmux("set-environment", "-t", "keep", "DISPLAY", ":7")
+    pane = Fresh(backend, tmux_server, tmux)  # the control client, if on
+    pane.at_a_prompt(wait_until)  # a watcher in every session
+    assert len([f for f in watcher_flags(tmux) if "read-only" in f]) >= 2
+    shown = tmux("show-environment", "-t", "keep").splitlines()
+    assert "SSH_AUTH_SOCK=/user/agent.sock" in shown
+    assert "DISPLAY=:7" in shown
+    pane.close()

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gridmux.backend import PaneState
-from gridmux.backend._plain import PENDING_MAX, only_appended, replay, settle
+from gridmux.backend._plain import only_appended, replay, settle
 from gridmux.backend._watch import _split_sessions, _unescape
 
 STATE = PaneState(
@@ -98,18 +98,24 @@ def test_bytes_that_are_not_plain(data: bytes, x: int) -> None:
     [
         (b"", b"plain text\r\n", b""),
         (b"", b"\x1b[31mred", b""),
-        (b"", b"red\x1b[3", b"\x1b[3"),
-        (b"\x1b[3", b"1m", b""),
-        (b"", b"\x1b]0;title", b"\x1b]0;title"),
-        (b"\x1b]0;title", b"\x07", b""),
-        (b"\x1b]0;title", b"\x1b", b"\x1b"),
+        (b"", b"red\x1b[3", b"\x1b["),
+        (b"\x1b[", b"1m", b""),
+        (b"\x1b[", b"1\n2", b"\x1b["),  # a control inside runs; the sequence goes on
+        (b"", b"\x1b]0;title", b"\x1b]"),
+        (b"\x1b]", b"\x07", b""),
+        (b"\x1b]", b"\x1b", b"\x1b"),
         (b"\x1b", b"\\", b""),
         (b"", b"\x1b[12\x18", b""),  # CAN ends a sequence anywhere
-        (b"", b"\x1b(", b"\x1b("),
-        (b"\x1b(", b"B", b""),
-        (b"", b"\x1bPq#0", None),
+        (b"", b"\x1b(", b"\x1b "),
+        (b"\x1b ", b"B", b""),
+        (b"", b"\x1bktitle", b"\x1b_"),  # tmux's window name: a string, to ESC \\
+        (b"\x1b_", b"more\x1b\\", b""),
+        (b"", b"\x1bPq#0", b"\x1bP"),
+        (b"", b"\x1bPtmux;\x1b\x1b[2J", b"\x1bP"),  # escapes inside a DCS stay in it
+        (b"\x1bP", b"\x18\x1b", b"\x1bP\x1b"),
+        (b"\x1bP\x1b", b"\\text", b""),
+        (b"", b"\x1b]" + b"x" * 100_000, b"\x1b]"),  # a long string is followed, not dropped
         (None, b"plain", None),
-        (b"", b"\x1b]" + b"x" * PENDING_MAX, None),
     ],
 )
 def test_where_a_stream_stands(pending: bytes | None, data: bytes, expected: bytes | None) -> None:
@@ -118,7 +124,7 @@ def test_where_a_stream_stands(pending: bytes | None, data: bytes, expected: byt
 
 TOKENS = st.sampled_from(
     [b"text", b"\r\n", b"\x1b[31m", b"\x1b[K", b"\x1b]0;t\x07", b"\x1b]2;t\x1b\\", b"\x1b(B"]
-    + [b"\x1b[?2004h", "é".encode(), b"\t", b"\x1b[2J"]
+    + [b"\x1b[?2004h", "é".encode(), b"\t", b"\x1b[2J", b"\x1bPq#0\x1b\\", b"\x1bkname\x1b\\"]
 )
 
 

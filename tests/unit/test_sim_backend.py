@@ -47,6 +47,13 @@ def test_sim_backend_satisfies_the_protocol() -> None:
     assert differ == [], "the simulator's methods must take what the protocol's take"
 
 
+def test_every_call_of_the_simulator_holds_its_lock() -> None:
+    # The MCP layer calls the backend from worker threads.
+    methods = [name for name in dir(TmuxBackend) if not name.startswith("_")]
+    unlocked = [name for name in methods if not hasattr(getattr(SimBackend, name), "__wrapped__")]
+    assert unlocked == []
+
+
 # -- servers -------------------------------------------------------------------------
 
 

@@ -175,11 +175,20 @@ async def test_a_young_cursor_misses_a_clear_and_resynchronises_from_the_top(
     write(backend, pane, "secret\n$ \x1b[H\x1b[J\x1b[3J$ ")
     out = await since(client, cursor=first["cursor"])
     assert (out["lines"], out["lines_missed"]) == (["$"], True)
+    # The missed read made a cursor for the same rows, with an id of its own:
+    # whoever still holds the first (a retry of a call whose answer was lost)
+    # misses too, rather than being placed from the later read.
+    assert out["cursor"] != first["cursor"]
+    write(backend, pane, "ok\n$ ")
+    retried = await since(client, cursor=first["cursor"])
+    assert retried["lines_missed"] is True
+    later = await since(client, cursor=out["cursor"])
+    assert (later["lines"], later["lines_missed"]) == (["$ ok", "$"], False)
     # clear-history writes no byte: the rows it took are missed too
     write(backend, pane, "one\ntwo\n$ ")
     backend.clear_history(REF, pane)
     write(backend, pane, "x\n")
-    after = await since(client, cursor=out["cursor"])
+    after = await since(client, cursor=later["cursor"])
     assert after["lines_missed"] is True
 
 

@@ -40,11 +40,12 @@ SUBPROCESS_ONLY = frozenset(
 )
 #: The control client: never starts a server (-N; attach-session would, and
 #: that server, finding no session, exits under the feet of the next caller),
-#: attached with no pane output and no say in window sizes; ``new-layouts``
+#: leaves the session's environment alone (-E: no ``update-environment`` from
+#: gridmux's own), attached with no pane output and no say in window sizes; ``new-layouts``
 #: (3.8+; older releases ignore unknown flags) makes ``#{window_layout}``
 #: print what a one-off tmux process sees, not the pre-3.8 form tmux keeps
 #: for control clients.
-ATTACH = ["-N", "-C", "attach-session", "-f", "no-output,ignore-size,new-layouts"]
+ATTACH = ["-N", "-C", "attach-session", "-E", "-f", "no-output,ignore-size,new-layouts"]
 
 
 def carried(commands: Sequence[Command]) -> bool:

@@ -32,10 +32,6 @@ from __future__ import annotations
 
 from ._types import PaneState
 
-#: An escape sequence still open after this many bytes is not followed any
-#: further: the stream counts as lost (``settle`` returns None).
-PENDING_MAX = 4096
-
 _ESC = 0x1B
 _CAN_SUB = frozenset({0x18, 0x1A})
 #: Private modes (``ESC [ ? n h/l``) that change no cell: cursor keys, blink,
@@ -52,40 +48,62 @@ _CHARSETS = frozenset(b"()*+")
 _IGNORED = frozenset({0x00, 0x07, 0x0E, 0x0F, 0x7F})
 
 
+#: Where a stream stands between escape sequences (``settle``): at rest, or
+#: inside one of these, each kept as the few bytes that name it.
+_AT_ESC = b"\x1b"
+_ESC_MORE = b"\x1b "  # ESC and intermediate bytes
+_CSI = b"\x1b["
+_OSC = b"\x1b]"  # ends at BEL or at the ESC of a string terminator
+_STRING = b"\x1b_"  # SOS, PM, APC and tmux's ESC k window name: end at an ESC
+_DCS = b"\x1bP"  # ends only at ESC \ (its payload may hold other escapes)
+_DCS_ESC = b"\x1bP\x1b"
+_OPENERS = {ord("["): _CSI, ord("]"): _OSC, ord("P"): _DCS} | {
+    ord(kind): _STRING for kind in "X^_k"
+}
+
+
 def settle(pending: bytes | None, data: bytes) -> bytes | None:
-    """Where a stream stands after ``data``: ``b""`` at rest, the bytes of an
-    escape sequence still open, or None once lost (a DCS string, whose
-    payload may hold escapes, or a sequence over ``PENDING_MAX``)."""
+    """Where a stream stands after ``data``: ``b""`` at rest, else the state
+    of the escape sequence or string still open (a few bytes naming it). It
+    follows tmux's parser only as far as where sequences end, and where it
+    is unsure it stays open, which vouches for nothing. None stays None."""
     if pending is None:
         return None
-    if not pending and _ESC not in data:
-        return b""
-    buffer = pending + data
-    start = buffer.rfind(b"\x1b")
-    tail = buffer[start:]
-    if b"\x1bP" in buffer[buffer.find(b"\x1b") :]:
-        return None
-    if _closed(tail):
-        return b""
-    return tail if len(tail) <= PENDING_MAX else None
-
-
-def _closed(tail: bytes) -> bool:
-    """Whether ``tail`` (an ESC and what followed, no further ESC) has ended."""
-    if any(byte in _CAN_SUB for byte in tail):
-        return True
-    body = tail[1:]
-    if not body:
-        return False
-    kind = body[0]
-    if kind == ord("["):
-        return any(0x40 <= byte <= 0x7E for byte in body[1:])
-    if kind == ord("]"):
-        return 0x07 in body
-    if kind in b"X^_":  # strings ended by ST, whose ESC would be the last one
-        return False
-    # ESC, intermediates (0x20-0x2f), then a final byte; C0 in between runs
-    return any(0x30 <= byte <= 0x7E for byte in body)
+    state = pending
+    at, end = 0, len(data)
+    while at < end:
+        if not state:
+            found = data.find(b"\x1b", at)
+            if found < 0:
+                return b""
+            state, at = _AT_ESC, found + 1
+            continue
+        byte = data[at]
+        at += 1
+        if state == _DCS:
+            state = _DCS_ESC if byte == 0x1B else _DCS
+        elif state == _DCS_ESC:
+            state = b"" if byte == 0x5C else (_DCS_ESC if byte == 0x1B else _DCS)
+        elif byte == 0x1B:
+            state = _AT_ESC  # an escape starts again from any other state
+        elif byte in _CAN_SUB:
+            state = b""
+        elif state == _AT_ESC:
+            if byte in _OPENERS:
+                state = _OPENERS[byte]
+            elif 0x20 <= byte <= 0x2F:
+                state = _ESC_MORE
+            elif 0x30 <= byte <= 0x7E:
+                state = b""
+        elif state == _ESC_MORE:
+            if 0x30 <= byte <= 0x7E:
+                state = b""
+        elif state == _CSI:
+            if 0x40 <= byte <= 0x7E:
+                state = b""
+        elif state == _OSC and byte == 0x07:
+            state = b""
+    return state
 
 
 def replay(data: bytes, x: int, width: int) -> tuple[int, int, int] | None:
@@ -251,4 +269,4 @@ def _line_feeds(state: PaneState, region: tuple[int, int], feeds: int) -> tuple[
     return hsize + feeds, cy
 
 
-__all__ = ["PENDING_MAX", "only_appended", "replay", "settle"]
+__all__ = ["only_appended", "replay", "settle"]

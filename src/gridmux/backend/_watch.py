@@ -81,6 +81,20 @@ class _Stream:
     cut_at: float = 0.0
 
 
+@dataclass(slots=True)
+class _Armed:
+    """The cut a watcher waits for, and what it heard since its READY: tmux
+    writes each pane's output in order, but may write a pane's later output
+    ahead of an earlier block of another pane, and so ahead of the CUT line
+    behind that block. Output of the pane after the READY that another
+    pane's output follows before the CUT may be from after the cut."""
+
+    pane: str
+    ready: bool = False
+    heard_pane: bool = False
+    overtaken: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class _Heard:
     """What one watcher had heard of one pane at a cut."""
@@ -89,6 +103,8 @@ class _Heard:
     moves: int
     sessions_changed: int
     total: int
+    #: tmux's parser at rest, and the pane's bytes before the CUT surely
+    #: from before the cut (``_Armed``)
     at_rest: bool
 
 
@@ -104,10 +120,11 @@ class Watcher:
         self._sessions_changed = 0
         self._tokens: dict[bytes, Callable[[], None]] = {}
         self._cuts: dict[bytes, dict[str, _Heard]] = {}
+        self._armed: _Armed | None = None
         self.alive = True
         try:
             self._proc = spawn(
-                [*argv, "-N", "-C", "attach-session", "-t", session_id, "-f", WATCHER_FLAGS],
+                [*argv, "-N", "-C", "attach-session", "-E", "-t", session_id, "-f", WATCHER_FLAGS],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -167,7 +184,14 @@ class Watcher:
         found = _OUTPUT.match(line)
         with self._cond:
             if found is not None:
-                stream = self._streams.setdefault(found[1].decode(), _Stream())
+                pane = found[1].decode()
+                armed = self._armed
+                if armed is not None and armed.ready:
+                    if pane == armed.pane:
+                        armed.heard_pane, armed.overtaken = True, False
+                    elif armed.heard_pane:
+                        armed.overtaken = True
+                stream = self._streams.setdefault(pane, _Stream())
                 data = _unescape(found[2])
                 stream.total += len(data)
                 stream.pending = settle(stream.pending, data)
@@ -188,7 +212,7 @@ class Watcher:
             elif (session := _SESSION.match(line)) is not None:
                 self._session = session[1].decode()
                 self._moves += 1
-            elif line == b"%exit":
+            elif line == b"%exit" or line.startswith(b"%exit "):
                 self.alive = False
             elif (handler := self._tokens.pop(line, None)) is not None:
                 handler()
@@ -203,15 +227,22 @@ class Watcher:
         ready, cut = (f"gmxw{secrets.token_hex(10)}".encode() for _ in range(2))
         heard: dict[str, _Heard] = {}
 
+        armed = _Armed(pane)
+
+        def at_ready() -> None:
+            armed.ready = True
+
         def at_cut() -> None:
             stream = self._streams.setdefault(pane, _Stream())
             if stream.kept is None:
                 stream.kept, stream.kept_from = bytearray(), stream.total
             stream.cut_at = time.monotonic()
-            heard[pane] = self._heard(stream)
+            heard[pane] = self._heard(stream, ordered=not armed.overtaken)
+            self._armed = None
 
         with self._cond:
-            self._tokens[ready] = lambda: None
+            self._armed = armed
+            self._tokens[ready] = at_ready
             self._tokens[cut] = at_cut
             self._cuts[cut] = heard
         line = (
@@ -227,13 +258,13 @@ class Watcher:
             self.close()
         return ready, cut
 
-    def _heard(self, stream: _Stream) -> _Heard:
+    def _heard(self, stream: _Stream, *, ordered: bool) -> _Heard:
         return _Heard(
             self._session,
             self._moves,
             self._sessions_changed,
             stream.total,
-            stream.pending == b"",
+            stream.pending == b"" and ordered,
         )
 
     def await_token(self, token: bytes, deadline: float) -> bool:
@@ -342,6 +373,7 @@ class Watch:
         state (None when the cut cannot vouch: a watcher missing or lost)."""
         with self._lock:
             self._restart_timer()
+            self._watchers = {k: w for k, w in self._watchers.items() if w.alive}
             if not self._unchanged():
                 missing = self._sessions() - set(self._watchers)
                 if len(self._watchers) + len(missing) > MAX_WATCHERS:
@@ -358,8 +390,14 @@ class Watch:
             try:
                 out = run([signal, ["list-sessions", "-F", "#{session_id}"], region])
             except BaseException:
-                with contextlib.suppress(Exception):
-                    self._run([signal])  # the watchers must not stay blocked
+                # The list may have run (and failed later): then every CUT
+                # comes at once. Else the watchers must not stay blocked.
+                soon = time.monotonic() + 0.5
+                if not all(w.await_token(cut, soon) for w, _, cut in armed):
+                    with contextlib.suppress(Exception):
+                        self._run([signal])
+                for w, _, cut in armed:
+                    w.take_cut(cut, pane)
                 raise
             sessions, scroll, rest = _split_sessions(out)
             deadline = time.monotonic() + self._timeout

@@ -158,6 +158,8 @@ class Marks:
         return self._kept.get(cursor)
 
     def put(self, cursor: str, mark: object) -> None:
+        """Keep ``mark`` for ``cursor`` (whose random watch id makes its text
+        its own: the same rows read twice give two cursors, two marks)."""
         self._kept.pop(cursor, None)
         self._kept[cursor] = mark
         while len(self._kept) > self.capacity:

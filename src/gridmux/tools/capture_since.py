@@ -6,6 +6,8 @@ the core plans which rows to read and turns the snapshot into a result.
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
 import time
 from collections.abc import Callable
 from typing import Annotated
@@ -15,6 +17,7 @@ from pydantic import Field
 from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
 from gridmux.capture import (
     FIRST_PLAN,
+    WATCH_ID,
     CursorRejected,
     Reading,
     ReadPlan,
@@ -90,7 +93,13 @@ def watched_read(
         return reading, None
     if not watched:
         reading = read(snapshot(True), None)
-    return reading, taken[-1].mark
+    mark = taken[-1].mark
+    if mark is None:
+        return reading, None
+    # Its own id: one cursor text, one instant (a retry of a call whose
+    # answer was lost must not be placed from a later mark).
+    cursor = dataclasses.replace(reading.cursor, watched=secrets.token_bytes(WATCH_ID))
+    return dataclasses.replace(reading, cursor=cursor), mark
 
 
 @tool("Capture Since")
