@@ -8,8 +8,8 @@ the pane's state at both, whether the grid only grew: no row removed, none
 above the cursor row changed.
 
 ``replay`` reads the bytes as tmux's parser would, allowing only what cannot
-move a row: printable text that never reaches the last column (so it never
-wraps), CR, LF, BS while the column is known to be above 0, tab, and escape
+move a row: printable text that never writes past the last column (so it
+never wraps), CR, LF, BS while the column is known to be above 0, tab, and escape
 sequences that change no cell outside the cursor row (SGR, erase in line,
 harmless private modes, titles). Anything else, such as cursor movement,
 erase in display, scroll regions, reset or the alternate screen, is not plain,

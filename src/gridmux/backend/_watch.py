@@ -143,10 +143,6 @@ class Watcher:
             self.close()
 
     @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self.alive else None
-
-    @property
     def session(self) -> str | None:
         return self._session
 
@@ -336,14 +332,6 @@ class Watch:
         #: last found watched: while that holds, a cut lists no sessions first
         self._settled: dict[Watcher, int] | None = None
 
-    @property
-    def live(self) -> bool:
-        """Whether watchers are attached (a cut then costs no attach)."""
-        return any(watcher.alive for watcher in list(self._watchers.values()))
-
-    def pids(self) -> set[int]:
-        return {pid for w in list(self._watchers.values()) if (pid := w.pid) is not None}
-
     def close(self) -> None:
         with self._lock:
             self._close()
@@ -373,7 +361,10 @@ class Watch:
         state (None when the cut cannot vouch: a watcher missing or lost)."""
         with self._lock:
             self._restart_timer()
-            self._watchers = {k: w for k, w in self._watchers.items() if w.alive}
+            for key, watcher in list(self._watchers.items()):
+                if not watcher.alive:  # its session ended, or tmux let it go
+                    del self._watchers[key]
+                    watcher.close()
             if not self._unchanged():
                 missing = self._sessions() - set(self._watchers)
                 if len(self._watchers) + len(missing) > MAX_WATCHERS:
