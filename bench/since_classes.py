@@ -329,6 +329,18 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     return tally
 
 
+def announced_tmux(path: str | None) -> str:
+    """The tmux to run (``path``, else the one on PATH; exit 2 if none), its
+    version printed as the report's first line."""
+    binary = path or shutil.which("tmux")
+    if binary is None:
+        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
+        raise SystemExit(2)
+    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
+    print(f"{version.stdout.strip()}\n")
+    return binary
+
+
 @contextlib.contextmanager
 def private_server(
     binary: str, *, control: bool, watch: bool
@@ -381,12 +393,7 @@ def main() -> None:
     parser.add_argument("--watch", choices=("on", "off"), default="on")
     args = parser.parse_args()
     watch = args.watch == "on"
-    binary = args.tmux_bin or shutil.which("tmux")
-    if binary is None:
-        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
-        raise SystemExit(2)
-    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
-    print(f"{version.stdout.strip()}\n")
+    binary = announced_tmux(args.tmux_bin)
     print(
         "| class | control | reads | exact | silent losses | needless misses "
         "| of which shallow cursor | rows gone |"

@@ -12,13 +12,10 @@ follow-ups miss). Medians in milliseconds, and how many follow-ups were exact.
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import subprocess
-import sys
 import time
 
-from bench.since_classes import Checker, Tally, Writer, private_server
+from bench.since_classes import Checker, Tally, Writer, announced_tmux, private_server
 
 
 def measure(binary: str, control: bool, watch: bool, rounds: int) -> dict[str, float]:
@@ -58,12 +55,7 @@ def main() -> None:
     parser.add_argument("--control", default="on,off")
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
-    binary = args.tmux_bin or shutil.which("tmux")
-    if binary is None:
-        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
-        raise SystemExit(2)
-    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
-    print(f"{version.stdout.strip()}\n")
+    binary = announced_tmux(args.tmux_bin)
     print("| control | watch | first read (ms) | young follow-up (ms) | exact follow-ups |")
     print("|---|---|---:|---:|---:|")
     for mode in args.control.split(","):
