@@ -52,7 +52,7 @@ class Terminal:
         self._writer = Writer(self._screen, version)
         self._parser = VtParser(self._writer)
         #: bytes fed so far, the newest ``KEPT_BYTES`` of them, and how many
-        #: changes came other than as bytes (the output watch, ``watch_mark``)
+        #: changes came other than as bytes (the output watch, ``SimBackend.vouches``)
         self.fed = 0
         self._kept = bytearray()
         self.disturbed = 0

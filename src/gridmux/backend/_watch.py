@@ -112,7 +112,6 @@ class Watcher:
     """One listening control client on one session, and its reader thread."""
 
     def __init__(self, argv: Sequence[str], session_id: str, timeout: float) -> None:
-        self.session_id = session_id
         self._cond = threading.Condition()
         self._streams: dict[str, _Stream] = {}
         self._session: str | None = None
@@ -379,7 +378,7 @@ class Watch:
             signal: Command = ["wait-for", "-S", channel]
             region: Command = ["display-message", "-p", "-t", pane, _REGION_FORMAT]
             try:
-                out = run([signal, ["list-sessions", "-F", "#{session_id}"], region])
+                out = run([signal, _LIST_SESSIONS, region])
             except BaseException:
                 # The list may have run (and failed later): then every CUT
                 # comes at once. Else the watchers must not stay blocked.
@@ -436,7 +435,7 @@ class Watch:
         timer.start()
 
     def _sessions(self) -> set[str]:
-        out = self._run([["list-sessions", "-F", "#{session_id}"]])
+        out = self._run([_LIST_SESSIONS])
         return set(out.decode(errors="replace").split())
 
     def vouches(self, before: WatchMark, after: WatchMark) -> bool:
@@ -475,6 +474,7 @@ class Watch:
         return only_appended(before.state, after.state, data, before.region, after.region)
 
 
+_LIST_SESSIONS: Command = ["list-sessions", "-F", "#{session_id}"]
 _SESSION_LINE = re.compile(rb"\$\d+\n")
 _REGION_FORMAT = "region #{scroll_region_upper} #{scroll_region_lower}"
 _REGION_LINE = re.compile(rb"region (\d+) (\d+)\n")
