@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ._model import SimPane
     from ._server_state import ServerState
 
-_INDEXED = re.compile(r"^(.+)\[(\d+)\]$")
+_INDEXED = re.compile(r"(.+)\[(\d+)\]")
 
 
 class ServerConfig:
@@ -66,7 +66,7 @@ class ServerConfig:
         global_: bool = False,
     ) -> None:
         self._server.check_alive()
-        indexed = _INDEXED.match(name)
+        indexed = _INDEXED.fullmatch(name)
         base = indexed.group(1) if indexed else name
         if base in HOOK_NAMES:  # hooks are array options: set-option works on them too
             index = int(indexed.group(2)) if indexed else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gridmux.backend._commands import quote_word
+from gridmux.backend._commands import command_text, quote_word
 from gridmux.backend._control_syntax import (
     ProtocolError,
     find_token_block,
@@ -115,3 +115,10 @@ def test_gridmux_control_clients_are_counted_per_session() -> None:
     ours, rest = gridmux_clients(data)
     assert dict(ours) == {"$1": 1}
     assert rest == b"$1\x1frest"
+
+
+@pytest.mark.parametrize("arg", ["@x\n", "a\nb", "x\r", "ok\x1b", "tab\there", "\n"])
+def test_no_argument_leaves_a_raw_control_character_in_a_command_line(arg: str) -> None:
+    word = quote_word(arg)
+    assert word.startswith('"') and word.endswith('"')
+    assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in command_text(["set", "-g", arg, "v"]))

@@ -14,6 +14,7 @@ from gridmux.errors import (
 
 from ._hooks import hook_names
 from ._ids import (
+    CONTROL_CHARACTER,
     IDS,
     LAYOUT_PRESETS,
     PANE_ID,
@@ -49,6 +50,7 @@ from ._types import (
 )
 
 __all__ = [
+    "CONTROL_CHARACTER",
     "IDS",
     "LAYOUT_PRESETS",
     "PANE_ID",

@@ -18,7 +18,7 @@ from typing import TypeVar
 from gridmux.errors import InvalidArgument, TmuxFailure
 
 from ._commands import format_literal
-from ._ids import IDS, LAYOUT_PRESETS, is_json_layout
+from ._ids import CONTROL_CHARACTER, IDS, LAYOUT_PRESETS, is_json_layout
 from ._types import OptionScope, ServerRef, SplitDirection
 
 _T = TypeVar("_T")
@@ -59,12 +59,20 @@ def check_target(value: str | None) -> str:
 def check_name(what: str, value: str) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidArgument(f"{what} must be a non-empty string")
+    if CONTROL_CHARACTER.search(value):
+        raise InvalidArgument(
+            f"{what} {value!r} holds a control character (a line break, tab, escape …); "
+            "give it without one"
+        )
     return value
 
 
 def check_env_name(name: str) -> str:
-    if not isinstance(name, str) or not name or "=" in name:
-        raise InvalidArgument(f"environment variable name {name!r} must be non-empty, without '='")
+    if not isinstance(name, str) or not name or "=" in name or CONTROL_CHARACTER.search(name):
+        raise InvalidArgument(
+            f"environment variable name {name!r} must be non-empty, without '=' "
+            "or a control character"
+        )
     return name
 
 

@@ -19,7 +19,7 @@ Command = Sequence[str]
 # A run of "#" not followed by another "#" or by "[" (format_literal).
 _HASH_RUN = re.compile(r"#+(?![#\[])")
 # Words the parser takes literally without quotes (no #, %, {, }, ~, $ ...).
-_BARE = re.compile(r"^[A-Za-z0-9_./:@,+=-]+$")
+_BARE = re.compile(r"[A-Za-z0-9_./:@,+=-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: Inside double quotes: ``\\ " $ ~`` escaped, control characters as octal.
 _DOUBLE_QUOTED = {ord(ch): "\\" + ch for ch in '\\"$~'} | {
@@ -50,7 +50,7 @@ def quote_word(arg: str) -> str:
     control characters written as three-digit octal escapes (verified on
     tmux 3.3a, 3.5a, 3.7c and 3.8).
     """
-    if _BARE.match(arg):
+    if _BARE.fullmatch(arg):
         return arg
     if "'" not in arg and not _CONTROL.search(arg):
         return "'" + arg + "'"

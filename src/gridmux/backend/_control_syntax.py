@@ -56,7 +56,10 @@ def request_lines(
     parts = [command_text(commands[0])]
     for group, token in zip(groups[1:], markers, strict=True):
         parts += [marker_command(token), *(command_text(command) for command in group)]
-    line = " ; ".join(parts) + "\n" + marker_command(sentinel) + "\n"
+    line = " ; ".join(parts)
+    if "\n" in line:  # quote_word escapes control characters: this is a bug, not input
+        raise ValueError("a control-mode command line holds a line break")
+    line += "\n" + marker_command(sentinel) + "\n"
     return line.encode("utf-8", errors="surrogateescape")
 
 

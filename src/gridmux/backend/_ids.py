@@ -45,6 +45,12 @@ SOCKET_PATH = Form(r"^/[^\x00]*$", "/tmp/tmux-1000/default")
 #: A name tmux accepts for a new session: not empty, no ':' or '.'.
 SESSION_NAME = Form(r"^[^:.\x00-\x1f\x7f]+$", "dev")
 
+#: A control character (C0 or DEL): never part of a name of any kind (a
+#: session, window, option, buffer, channel, hook or variable name). A line
+#: break would end a control-mode command line, so such a name is refused
+#: whole, never trimmed.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+
 #: The id forms by kind, as tmux's own words name them.
 IDS = {"pane": PANE_ID, "window": WINDOW_ID, "session": SESSION_ID}
 
@@ -64,6 +70,7 @@ def is_json_layout(layout: str) -> bool:
 
 
 __all__ = [
+    "CONTROL_CHARACTER",
     "IDS",
     "LAYOUT_PRESETS",
     "PANE_ID",

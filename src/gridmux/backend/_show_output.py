@@ -95,7 +95,7 @@ def parse_options(text: str) -> dict[str, str]:
     return options
 
 
-_HOOK_NAME = re.compile(r"^(?P<name>[^\[\s]+)(?:\[(?P<index>\d+)\])?$")
+_HOOK_NAME = re.compile(r"(?P<name>[^\[\s]+)(?:\[(?P<index>\d+)\])?")
 
 
 def parse_hooks(text: str) -> list[HookEntry]:
@@ -107,7 +107,7 @@ def parse_hooks(text: str) -> list[HookEntry]:
     entries: list[HookEntry] = []
     for line in _lines(text):
         key, _, command = line.partition(" ")
-        match = _HOOK_NAME.match(key)
+        match = _HOOK_NAME.fullmatch(key)
         if match is None or not command:
             continue
         index = match.group("index")

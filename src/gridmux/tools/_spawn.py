@@ -13,7 +13,7 @@ from gridmux.errors import InvalidArgument
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
 
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_environment(
@@ -35,7 +35,7 @@ def parse_environment(
             hint='Pass e.g. {"RUST_LOG": "debug"}.',
         )
     for name in loaded:
-        if not _ENV_NAME.match(name):
+        if not _ENV_NAME.fullmatch(name):
             raise InvalidArgument(f"{name!r} is not a valid environment variable name")
     env = dict(loaded)
     if suppress_history:

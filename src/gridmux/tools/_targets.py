@@ -10,6 +10,7 @@ candidates -- a tool never acts on an arbitrary object.
 from __future__ import annotations
 
 from gridmux.backend import (
+    CONTROL_CHARACTER,
     IDS,
     SESSION_NAME,
     WINDOW_INDEX,
@@ -46,10 +47,10 @@ def check_session_name(name: str) -> str:
 
 def check_name(what: str, name: str) -> str:
     """A window name or title: printable, so no ESC, CR, LF or NUL reaches a terminal."""
-    bad = next((c for c in name if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    bad = CONTROL_CHARACTER.search(name)
     if bad is not None:
         raise InvalidArgument(
-            f"{what} {name!r} contains the control character {bad!r}",
+            f"{what} {name!r} contains the control character {bad.group()!r}",
             hint=f"Pass {what} as printable text (no escape, newline, tab or NUL).",
         )
     return name

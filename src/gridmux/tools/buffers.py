@@ -25,8 +25,8 @@ from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, Socke
 from ._targets import check_no_nul
 
 PREFIX = "gridmux_"
-_LOGICAL = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-_OURS = re.compile(r"^gridmux_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}$")
+_LOGICAL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_OURS = re.compile(r"gridmux_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}")
 #: Largest content load_buffer takes (UTF-8 bytes): 4 MiB, far more than any paste needs.
 MAX_CONTENT_BYTES = 4 * 1024 * 1024
 
@@ -36,7 +36,7 @@ BufferName = Annotated[str, Field(description="A buffer name exactly as load_buf
 def new_buffer_name(logical_name: str | None) -> tuple[str, str]:
     """(unique tmux buffer name, logical name) for a buffer load_buffer makes."""
     logical = logical_name or "buf"
-    if not _LOGICAL.match(logical):
+    if not _LOGICAL.fullmatch(logical):
         raise InvalidArgument(
             f"logical_name {logical_name!r} must be 1-64 of A-Z a-z 0-9 _ . -",
             hint="Pick a short label like 'patch' or 'script.sh'.",
@@ -45,7 +45,7 @@ def new_buffer_name(logical_name: str | None) -> tuple[str, str]:
 
 
 def check_ours(buffer_name: str) -> None:
-    if not _OURS.match(buffer_name):
+    if not _OURS.fullmatch(buffer_name):
         raise InvalidArgument(
             f"{buffer_name!r} is not a buffer made by load_buffer",
             hint=(

@@ -28,7 +28,7 @@ from ._params import SocketName, SocketPath
 
 #: Longest wait_for_channel may block, in seconds.
 MAX_WAIT_SECONDS = 300.0
-_CHANNEL = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+_CHANNEL = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 Channel = Annotated[
     str,
@@ -37,7 +37,7 @@ Channel = Annotated[
 
 
 def check_channel(channel: str) -> None:
-    if not _CHANNEL.match(channel):
+    if not _CHANNEL.fullmatch(channel):
         raise InvalidArgument(
             f"{channel!r} is not a valid channel name",
             hint="Use 1-128 letters, digits, '_', '.', ':' or '-', e.g. 'tests-7f3a-done'.",

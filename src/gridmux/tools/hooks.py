@@ -22,7 +22,7 @@ from ._context import TOOL_CONTEXT, ToolContext
 from ._params import SocketName, SocketPath
 from ._scopes import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, where
 
-_HOOK_NAME = re.compile(r"^[a-z][a-z-]*$")
+_HOOK_NAME = re.compile(r"[a-z][a-z-]*")
 
 
 def read_hooks(
@@ -96,7 +96,7 @@ async def show_hook(
     server = ctx.server(socket_name, socket_path)
 
     def read() -> HookListResult:
-        if not _HOOK_NAME.match(hook_name):
+        if not _HOOK_NAME.fullmatch(hook_name):
             raise InvalidArgument(
                 f"{hook_name!r} is not a hook name",
                 hint="Hook names look like 'after-new-window'; pass no '[index]'.",

@@ -21,7 +21,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.backend import CONTROL_CHARACTER, ServerRef, TmuxBackend
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure, TmuxUnavailable
 from gridmux.safety import SETTABLE_OPTIONS, acting_tier, option_refusal, tool
 
@@ -41,7 +41,7 @@ from ._targets import resolve_session
 #: argument of set-option as a format, so '#' (a '#(...)' job) never reaches it.
 #: Options that end sessions or the server by themselves when set (not ``off``).
 _ENDING = frozenset({"exit-empty", "exit-unattached", "destroy-unattached"})
-_OPTION_NAME = re.compile(r"^(?P<base>@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?$")
+_OPTION_NAME = re.compile(r"(?P<base>@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(?:\[(?P<index>\d+)\])?")
 
 
 # -- options ---------------------------------------------------------------------------
@@ -49,7 +49,7 @@ _OPTION_NAME = re.compile(r"^(?P<base>@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(?:\[(?P<
 
 def _split_name(option: str) -> str:
     """The option's base name (without ``[index]``); InvalidArgument when malformed."""
-    match = _OPTION_NAME.match(option)
+    match = _OPTION_NAME.fullmatch(option)
     if match is None:
         raise InvalidArgument(
             f"{option!r} is not a tmux option name",
@@ -153,10 +153,10 @@ def _no_nul(what: str, value: str) -> None:
 
 
 def check_variable_name(name: str) -> None:
-    if not name or "=" in name or "\0" in name:
+    if not name or "=" in name or CONTROL_CHARACTER.search(name):
         raise InvalidArgument(
             f"{name!r} is not a valid environment variable name",
-            hint="A variable name is non-empty and has no '=' or NUL, e.g. 'RUST_LOG'.",
+            hint="A variable name is non-empty, without '=' or a control character: 'RUST_LOG'.",
         )
 
 
