@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gridmux.backend import ServerRef
-from gridmux.tools._layouts import layout_checksum
+from gridmux.backend import ServerRef, layout_checksum
 from tests.mcp_calls import call, call_error
 from tmuxsim import SimBackend
 
@@ -154,7 +153,7 @@ async def test_select_layout_for_another_pane_count_is_refused(
     await call(client, "split_window", window_id=two_sessions["logs"])
     before = everything(backend)
     error = await call_error(client, "select_layout", layout=single, window_id=two_sessions["logs"])
-    assert "invalid layout" in error
+    assert "layout has 1 panes" in error and "This window has 2 panes" in error
     assert everything(backend) == before
 
 

@@ -27,6 +27,7 @@ from ._ids import (
     Form,
     is_json_layout,
 )
+from ._layouts import LayoutCell, check_fits, layout_checksum, parse_layout
 from ._plain import only_appended
 from ._protocol import TmuxBackend
 from ._types import (
@@ -66,6 +67,7 @@ __all__ = [
     "HookEntry",
     "InvalidArgument",
     "InvalidCursor",
+    "LayoutCell",
     "LineToType",
     "NotFound",
     "OptionScope",
@@ -87,8 +89,11 @@ __all__ = [
     "TypedRun",
     "WindowDirection",
     "WindowInfo",
+    "check_fits",
     "hook_names",
     "is_json_layout",
+    "layout_checksum",
     "only_appended",
+    "parse_layout",
     "resolve_row_range",
 ]

@@ -18,7 +18,8 @@ from typing import TypeVar
 from gridmux.errors import InvalidArgument, TmuxFailure
 
 from ._commands import format_literal
-from ._ids import CONTROL_CHARACTER, IDS, LAYOUT_PRESETS, is_json_layout
+from ._ids import CONTROL_CHARACTER, IDS
+from ._layouts import parse_layout
 from ._types import OptionScope, ServerRef, SplitDirection
 
 _T = TypeVar("_T")
@@ -126,9 +127,6 @@ def split_args(direction: SplitDirection, size: str | None) -> list[str]:
     return args
 
 
-_LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
-
-
 def tmux_release(version: str) -> tuple[int, int]:
     """``(major, minor)`` of a ``#{version}`` like ``3.3a``, ``3.8`` or ``next-3.8``."""
     match = re.search(r"(\d+)\.(\d+)", version)
@@ -136,14 +134,8 @@ def tmux_release(version: str) -> tuple[int, int]:
 
 
 def check_layout(layout: str) -> str:
-    if not isinstance(layout, str) or not (
-        layout in LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout) or is_json_layout(layout)
-    ):
-        raise InvalidArgument(
-            f"layout {layout!r} is neither one of {list(LAYOUT_PRESETS)} "
-            "nor a layout string as tmux prints it (e.g. 'b25d,80x24,0,0,0', "
-            "or JSON from tmux 3.8)"
-        )
+    """A preset, or a layout string or JSON layout that tiles (``_layouts``)."""
+    parse_layout(layout)
     return layout
 
 

@@ -1,48 +1,14 @@
-"""Window geometry arguments: layouts (a preset, a checksummed layout string,
-or tmux 3.8's JSON) and the size of a new pane, checked before tmux sees them."""
+"""The size of a new pane, checked against the pane it splits before tmux
+sees it (layouts are checked by ``gridmux.backend.parse_layout``)."""
 
 from __future__ import annotations
 
 import re
 
-from gridmux.backend import LAYOUT_PRESETS, is_json_layout
 from gridmux.backend import PaneInfo as BackendPane
 from gridmux.errors import InvalidArgument
 
-_MIRRORED = ("main-horizontal-mirrored", "main-vertical-mirrored")
-
-
-_LAYOUT_STRING = re.compile(r"([0-9a-f]{4}),(\d+x\d+,\d+,\d+[0-9x,\[\]{}]*)")
-
-
 _SPLIT_SIZE = re.compile(r"(\d{1,5})(%?)")
-
-
-def layout_checksum(body: str) -> int:
-    """tmux's 16-bit layout checksum (layout-custom.c) of what follows ``xxxx,``."""
-    csum = 0
-    for char in body:
-        csum = ((csum >> 1) + ((csum & 1) << 15) + ord(char)) & 0xFFFF
-    return csum
-
-
-def check_layout(layout: str) -> str:
-    """A preset, or a layout tmux printed: checksummed, or JSON (tmux 3.8, which checks it)."""
-    if layout in LAYOUT_PRESETS or is_json_layout(layout):
-        return layout
-    hint = f"Use one of {', '.join(LAYOUT_PRESETS)}, or a window_layout from list_windows."
-    if layout in _MIRRORED:
-        raise InvalidArgument(f"layout {layout!r} is not supported here", hint=hint)
-    match = _LAYOUT_STRING.fullmatch(layout)
-    if match is None:
-        raise InvalidArgument(
-            f"layout {layout!r} is neither a layout name nor a tmux layout string", hint=hint
-        )
-    if int(match.group(1), 16) != layout_checksum(match.group(2)):
-        raise InvalidArgument(
-            f"layout string {layout!r} has a wrong checksum (was it edited?)", hint=hint
-        )
-    return layout
 
 
 def split_size(size: str | int | None, direction: str, pane: BackendPane) -> str | None:
@@ -77,4 +43,4 @@ def split_size(size: str | int | None, direction: str, pane: BackendPane) -> str
     return str(cells)
 
 
-__all__ = ["check_layout", "layout_checksum", "split_size"]
+__all__ = ["split_size"]

@@ -10,16 +10,19 @@ from typing import Annotated
 
 from pydantic import Field
 
+from gridmux.backend import LAYOUT_PRESETS, check_fits, parse_layout
 from gridmux.backend import WindowInfo as BackendWindow
 from gridmux.errors import InvalidArgument, TmuxFailure
 from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
-from ._layouts import check_layout
 from ._models import WindowInfo
 from ._params import SessionIdArg, SessionNameArg, SocketName, SocketPath, WindowIdArg, WindowIndex
 from ._results import window_result
 from ._targets import reread_window, resolve_session, window_index_number, window_of
+
+#: Presets of tmux 3.6 and later only.
+_MIRRORED = ("main-horizontal-mirrored", "main-vertical-mirrored")
 
 Cells = Annotated[int | None, Field(ge=1, le=10000)]
 
@@ -53,8 +56,15 @@ async def select_layout(
     server = ctx.server(socket_name, socket_path)
 
     def arrange() -> BackendWindow:
-        check_layout(layout)
+        if layout in _MIRRORED:
+            raise InvalidArgument(
+                f"layout {layout!r} is not supported here",
+                hint=f"Use one of {', '.join(LAYOUT_PRESETS)}, or a layout from list_windows.",
+            )
+        root = parse_layout(layout)
         window = window_of(ctx.backend, server, window_id, window_index, session_name, session_id)
+        if root is not None:
+            check_fits(layout, root, window.width, window.height, window.pane_count)
         try:
             ctx.backend.select_layout(server, window.window_id, layout)
         except TmuxFailure as exc:  # a layout string tmux cannot apply to this window
