@@ -54,7 +54,7 @@ from ._terminal import Terminal
 from ._values import pane_info, session_info, window_info
 from ._values import pane_state as pane_state_value
 
-_CAPTURE_MAX = 32767  # tmux-grid.md §6: larger -S/-E values count as unparsable
+_CAPTURE_MAX = 32767  # docs/tmux-model.md §14: larger -S/-E values count as unparsable
 _CAPTURE_MIN = -(2**31)
 
 
@@ -325,7 +325,7 @@ class SimBackend:
 
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:
         # tmux itself prints an empty expansion for a pane that is gone
-        # (tmux-grid.md §5); the protocol asks for NotFound, which resolve raises.
+        # (§13); the protocol asks for NotFound, which resolve raises.
         sim = self.server(server)
         _, _, pane = sim.resolve(target)
         return sim.expand_format(fmt, pane)

@@ -1,9 +1,9 @@
 """``capture-pane -p`` text (``cmd-capture-pane.c`` + ``grid.c:grid_string_cells``).
 
-tmux-grid.md §6: one line per row top..bottom; with ``-J`` a WRAPPED row is
+docs/tmux-model.md §15: one line per row top..bottom; with ``-J`` a WRAPPED row is
 joined to the next and keeps its trailing blanks; otherwise trailing spaces
 are trimmed unless ``-N``. How far a row is read depends on the version
-(§0): 3.2a reads to ``cellsize``; 3.3a to ``cellused``; 3.4+ to
+(§19): 3.2a reads to ``cellsize``; 3.3a to ``cellused``; 3.4+ to
 ``cellsize`` unless ``-J`` or ``-T`` is given. Padding cells print nothing;
 a stored TAB (3.6+) prints ``\\t``. With ``-e`` each cell is preceded by the
 SGR codes that take the previous cell's style to its own, one state shared
@@ -38,7 +38,7 @@ class _SgrState:
 
 
 def row_limit(line: Line, options: CaptureOptions, version: TmuxVersion) -> int:
-    """How many cells of ``line`` grid_string_cells walks (§0, §6)."""
+    """How many cells of ``line`` grid_string_cells walks (§15, §19)."""
     if version.join_pads_to_cellsize:  # 3.2a: always the allocation
         return line.size
     if not version.no_trim_reads_cellsize:  # 3.3a: always the used cells

@@ -4,7 +4,7 @@ and the few the simulator runs from the command line (``cmd-*.c``).
 Flags are parsed as tmux's getopt-style ``args_parse`` does, against the
 flags the simulated version has: ``capture-pane -T`` on 3.3a or
 ``display-message -l`` on 3.3a is refused with tmux's own words, ``command
-capture-pane: unknown flag -T`` (tmux-grid.md §0; ``TmuxVersion.capture_flags``,
+capture-pane: unknown flag -T`` (docs/tmux-model.md §19; ``TmuxVersion.capture_flags``,
 ``has_display_literal``).
 
 ``capture-pane -p`` runs with ``-a -e -J -N -T -L -q -S -E -t``, and ``-M``
@@ -161,7 +161,7 @@ def _target(pane: SimPane, flags: dict[str, str]) -> SimPane:
 
 def _bound(value: str | None, pane: SimPane) -> RowBound:
     # args_strtonum(INT_MIN, SHRT_MAX): anything else is as if missing; 3.4+
-    # expands formats first (tmux-grid.md §6).
+    # expands formats first (§14).
     if value is None:
         return None
     if pane.server.version.bounds_are_formats:

@@ -241,7 +241,7 @@ class Controls:
 
     def clear_history(self, pane_id: str) -> None:
         pane = self._server.pane(pane_id)
-        pane.mode = None  # tmux-grid.md §3: clear-history leaves any pane mode first
+        pane.mode = None  # docs/tmux-model.md §7: clear-history leaves any pane mode first
         pane.terminal.clear_history()
 
     def copy_mode(self, pane_id: str, *, enter: bool, scroll_up: int | None = None) -> None:

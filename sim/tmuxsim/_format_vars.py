@@ -1,7 +1,7 @@
 """The format variables (``format.c``) of a pane and everything around it,
 as strings, for ``display-message`` and ``remain-on-exit-format``.
 
-Version differences follow tmux-grid.md §0 and §7: ``pane_dead_signal`` and
+Version differences follow docs/tmux-model.md §16 and §19: ``pane_dead_signal`` and
 ``pane_dead_time`` exist from 3.3, ``pane_unseen_changes`` from 3.4, and
 ``pane_pid`` of a dead pane is empty from 3.8.
 """
@@ -112,7 +112,7 @@ def pane_variables(pane: SimPane) -> dict[str, str]:
         "pane_format": "1",
         "history_size": str(term.history_size),
         "history_limit": str(term.history_limit),
-        # A memory estimate in tmux, not a row count (§1); only its growth matters.
+        # A memory estimate in tmux, not a row count (§16); only its growth matters.
         "history_bytes": str(term.history_size * (term.width + 16)),
         "history_all_bytes": str((term.history_size + term.height) * (term.width + 16)),
         "cursor_x": str(term.cursor_x),

@@ -8,7 +8,7 @@ Supported: ``#{name}``, single-letter aliases (``#D #P #S #W #I #T #H #h #F``),
 arithmetic ``#{e|+:a,b}`` (``+ - * / m``, ``|f`` for floats), ``#{t:name}``
 (ctime-style, UTC so runs are reproducible), ``#{=N:name}`` truncation,
 ``#{l:text}``, ``#{b:name}``, ``#{d:name}``, ``#{n:name}``. As in tmux
-(tmux-grid.md §7), an unknown name expands to an empty string, never an error.
+(docs/tmux-model.md §16), an unknown name expands to an empty string, never an error.
 ``#(command)`` (shell output) expands to nothing.
 """
 

@@ -3,7 +3,7 @@
 Absolute row ``a`` is ``lines[a]``; visible row ``r`` is ``lines[hsize + r]``.
 Methods named ``view_*`` take visible-relative rows like ``grid-view.c``; the
 rest take absolute rows like ``grid.c``. Each mirrors the tmux function named
-in its comment, including side effects a reader can observe (tmux-grid.md).
+in its comment, including side effects a reader can observe (docs/tmux-model.md §1 to §10).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class Grid:
         self.hlimit = hlimit
         self.hscrolled = 0
         # GRID_HISTORY: set by grid_create only for a non-zero limit, never
-        # again afterwards (tmux-grid.md §1); cleared while the alternate
+        # again afterwards (§1); cleared while the alternate
         # screen is on.
         self.history = hlimit != 0
         self.lines: list[Line] = [Line() for _ in range(sy)]
@@ -28,7 +28,7 @@ class Grid:
 
     def collect_history(self, all_rows: bool = False) -> None:
         # grid_collect_history: before a row enters history, free the oldest
-        # 10 % once at the limit (§2). all_rows is the 3.7+ session_update_history
+        # 10 % once at the limit (§5). all_rows is the 3.7+ session_update_history
         # form: trim down to the limit, but always at least one row.
         if self.hsize == 0 or self.hsize < self.hlimit:
             return
@@ -47,7 +47,7 @@ class Grid:
 
     def scroll_history_region(self, upper: int, lower: int) -> None:
         # grid_scroll_history_region: the region's top row goes to history even
-        # when the region starts below row 0; rows above the region stay (§1).
+        # when the region starts below row 0; rows above the region stay (§2).
         top = self.lines.pop(upper)
         self.lines.insert(lower, Line())
         self.lines.insert(self.hsize, top)
@@ -55,7 +55,7 @@ class Grid:
         self.hsize += 1
 
     def clear_history(self) -> None:
-        # grid_clear_history (clear-history, ESC[3J): §3.
+        # grid_clear_history (clear-history, ESC[3J): §7.
         del self.lines[: self.hsize]
         self.hsize = 0
         self.hscrolled = 0
@@ -165,7 +165,7 @@ class Grid:
     def view_clear_into_history(self) -> None:
         # grid_view_clear_history (ED2 / ED0 at home / RIS with history):
         # push rows 0..last used into history one by one, collecting before
-        # each, blank the rest, forget what was scrolled (§3). The cursor is
+        # each, blank the rest, forget what was scrolled (§8). The cursor is
         # not touched here.
         last = 0
         base = self.hsize

@@ -1,6 +1,6 @@
 """How a pane's program ends and starts again: pty close, exit, dead panes,
 ``respawn-pane`` (``server-fn.c:server_destroy_pane``, ``window.c``,
-``spawn.c``; tmux-grid.md §0 and §5).
+``spawn.c``; docs/tmux-model.md §12, §13).
 
 tmux sees two events when a program ends: its pty reads end of file (the
 program, or every process holding the tty, closed it) and the child's exit
@@ -103,7 +103,7 @@ def respawn(
         if not pane.exited:
             pane.program.stop()  # killed, so no exit handling and no message
         pane.mode = None
-        # tmux-grid.md §5: history and hlimit are kept (not re-read before 3.7).
+        # docs/tmux-model.md §12: history and hlimit are kept (not re-read before 3.7).
         pane.terminal.respawn_reset()
         pane.tty_closed = pane.exited = False
         pane.dead_status = pane.dead_signal = pane.dead_time = None

@@ -10,7 +10,7 @@ A row keeps only what capture, reflow and the writer can observe:
   cells are ``" "``. Columns at or beyond ``cellused`` read as blanks. A
   cell with attributes or colours ends in one style mark (``_style``).
 * ``size`` is ``cellsize``: the allocation, which only leaks into
-  ``capture-pane -N``/``-J`` output (tmux-grid.md §1, §6).
+  ``capture-pane -N``/``-J`` output (docs/tmux-model.md §1, §15).
 * ``wrapped`` is ``GRID_LINE_WRAPPED``.
 * ``serial`` is the row's identity for test oracles (see ``Terminal.line_serials``).
 """

@@ -142,7 +142,7 @@ class SimPane:
         self._environment = environment
         self.pid = 0
         self.program: Program = IdleProgram(self)
-        # tmux-grid.md §5 (_lifecycle): the pty closed (wp->fd == -1), the exit
+        # docs/tmux-model.md §13 (_lifecycle): the pty closed (wp->fd == -1), the exit
         # status reaped (PANE_STATUSREADY), what it was, and when the dead-pane
         # message was drawn (PANE_STATUSDRAWN).
         self.tty_closed = False
@@ -195,7 +195,7 @@ class SimPane:
             self.server.pane_exited(self, status, signal)
 
     def close_tty(self) -> None:
-        """The program closes its tty but goes on running (tmux-grid.md §5)."""
+        """The program closes its tty but goes on running (§13)."""
         if not (self.tty_closed or self.destroyed):
             self.server.pane_tty_closed(self)
 

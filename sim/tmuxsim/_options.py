@@ -132,15 +132,15 @@ def option_table(version: TmuxVersion) -> dict[str, OptionDef]:
         _flag("wrap-search", "window", "on"),
     ]
     # remain-on-exit is a choice already in 3.2a (measured: 3.2a takes "failed"
-    # and refuses "1" and "yes" with "unknown value"; tmux-grid.md §5 has it a
-    # flag), with "key" from 3.7; its message is a format from 3.3.
+    # and refuses "1" and "yes" with "unknown value"; docs/tmux-model.md §13),
+    # with "key" from 3.7; its message is a format from 3.3.
     choices: tuple[str, ...] = ("off", "on", "failed")
     if version.has_remain_on_exit_key:
         choices += ("key",)
     defs.append(_choice("remain-on-exit", "window", "off", choices, per_pane=True))
     if version.dead_pane_message_is_format:
         defs.append(_string("remain-on-exit-format", "window", DEAD_MESSAGE_FORMAT, per_pane=True))
-    # tmux-grid.md §0/§3: scroll-on-clear is new in 3.3 (3.2a always scrolls).
+    # docs/tmux-model.md §8: scroll-on-clear is new in 3.3 (3.2a always scrolls).
     if version.has_scroll_on_clear_option:
         defs.append(_flag("scroll-on-clear", "window", "on", per_pane=True))
     return {d.name: d for d in defs}

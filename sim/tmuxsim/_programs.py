@@ -3,7 +3,7 @@
 A real pane runs a process on a pty; here a ``Program`` object stands in for
 it. tmux delivers keys to the program (``receive``), the program writes bytes
 to its tty (``PaneIO.write``, which applies the tty's ONLCR like the real
-line discipline, tmux-grid.md header) and eventually exits
+line discipline, docs/tmux-model.md §2) and eventually exits
 (``PaneIO.exit``). Time-based programs (``sleep``) say when they next need
 to run (``next_deadline``) and are woken through ``tick`` by the server when
 its clock passes that time.

@@ -1,6 +1,6 @@
 """Width-change reflow of the whole grid (``grid.c:grid_reflow``) and cursor mapping.
 
-tmux-grid.md §4: a row wider than the new width is split (every piece but the
+docs/tmux-model.md §10: a row wider than the new width is split (every piece but the
 last WRAPPED, wide characters never split), a row of exactly the new width is
 kept, a narrower WRAPPED row is joined with the rows after it, other rows are
 kept; ``hsize`` becomes ``total - sy``. The cursor keeps its logical position

@@ -1,7 +1,7 @@
 """Screen state around the grid: cursor, scroll region, modes, tabs, the
 alternate screen and resizing (``screen.c``).
 
-tmux-grid.md §4 (resize), §5 (``screen_reinit``), §10 (alternate screen).
+docs/tmux-model.md §9, §10 (resize), §12 (``screen_reinit``), §11 (alternate screen).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Screen:
             needed -= available
             if grid.history:
                 # The top rows simply become history: no collection, so
-                # hsize may exceed hlimit (§2).
+                # hsize may exceed hlimit (§5).
                 grid.hscrolled += needed
                 grid.hsize += needed
             elif needed > 0 and self.cy > 0:

@@ -159,7 +159,7 @@ class SimServer(ServerState):
             dsx, _, dsy = default_size.partition("x")
             size = (width or int(dsx), height or int(dsy))
         else:
-            size = (80, 23)  # tmux-grid.md §0: 3.2a ignores -x/-y for detached sessions
+            size = (80, 23)  # docs/tmux-model.md §19: 3.2a ignores -x/-y for detached sessions
         with self.atomic():
             session = SimSession(
                 self,

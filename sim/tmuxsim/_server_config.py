@@ -7,7 +7,7 @@ target's session; window options to the global window table or the target's
 window; options that are both window and pane options go to the target pane
 with ``-p`` (here: ``scope="pane"``). User options (``@name``) follow the
 requested scope. Changing ``history-limit`` or ``scroll-on-clear`` reaches
-the panes' grids as tmux-grid.md §2 and §3 describe.
+the panes' grids as docs/tmux-model.md §6 and §8 describe.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class ServerConfig:
     def _push_change(self, name: str) -> None:
         server = self._server
         if name == "history-limit" and server.version.history_limit_applies_to_existing_panes:
-            # tmux-grid.md §2 (3.7+): every pane of every session gets its session's
+            # docs/tmux-model.md §6 (3.7+): every pane of every session gets its session's
             # limit and is trimmed at once, even when the value did not change.
             for session in server.ordered_sessions():
                 limit = int(session.option("history-limit"))
@@ -201,7 +201,7 @@ class ServerConfig:
 
 
 def apply_pane_options(pane: SimPane) -> None:
-    """Options the grid reads directly (tmux-grid.md §3: 3.3+ scroll-on-clear)."""
+    """Options the grid reads directly (§8: 3.3+ scroll-on-clear)."""
     if pane.server.version.has_scroll_on_clear_option:
         pane.terminal.scroll_on_clear = pane.option("scroll-on-clear") == "on"
 

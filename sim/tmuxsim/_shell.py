@@ -320,7 +320,7 @@ class SimShell:
         self._exit(status)
 
     def _clear(self, args: list[str]) -> None:
-        # tmux-grid.md §3: ncurses sends ESC[H ESC[J, plus ESC[3J (E3) when the
+        # docs/tmux-model.md §8: ncurses sends ESC[H ESC[J, plus ESC[3J (E3) when the
         # terminal description has it: tmux-256color does (3.3+ default TERM),
         # screen (3.2a) does not; `clear -x` never clears the scrollback.
         data = "\x1b[H\x1b[J"

@@ -30,7 +30,7 @@ def make_pane(
     environment: Mapping[str, str] | None,
 ) -> SimPane:
     session = window.session
-    # tmux-grid.md §2: the history limit is read once, when the pane is made.
+    # docs/tmux-model.md §6: the history limit is read once, when the pane is made.
     terminal = Terminal(sx, sy, int(session.option("history-limit")), server.version)
     number = server.next_pane_number
     server.next_pane_number += 1

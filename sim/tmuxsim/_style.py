@@ -16,7 +16,7 @@ attribute, hyperlinks, and background colour erase (erases and scrolls
 always leave default cells; a non-default background only reaches the grid
 through printed characters).
 
-``capture-pane -e`` styles (tmux-grid.md §0): see ``TmuxVersion.sgr_style``.
+``capture-pane -e`` styles (docs/tmux-model.md §15): see ``TmuxVersion.sgr_style``.
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def _sgr(values: Sequence[int]) -> str:
 
 def sgr_code(last: Style, new: Style, style: str) -> str:
     """The codes ``capture-pane -e`` writes before a cell styled ``new`` when
-    the previous cell written was ``last`` (§0 styles A/B/C)."""
+    the previous cell written was ``last`` (§15, styles A/B/C)."""
     removed = bool(last.attributes - new.attributes)
     kept = frozenset() if removed else last.attributes
     codes = [0] if removed else []

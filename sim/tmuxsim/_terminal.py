@@ -3,7 +3,7 @@
 The pieces: ``_grid`` (history + visible rows), ``_screen`` (cursor, region,
 alternate screen, resize), ``_reflow``, ``_writer`` (screen operations),
 ``_vt`` (byte parser) and ``_capture``. The behaviour they reproduce is
-specified, with verified numbers, in ``reference/tmux-grid.md``.
+specified, with measured examples, in ``docs/tmux-model.md`` (§1 to §16).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class Terminal:
         return bytes(self._kept[start - first : end - first])
 
     def resize(self, width: int, height: int) -> None:
-        """``window_pane_resize``: reflow unless the alternate screen is on (§4)."""
+        """``window_pane_resize``: reflow unless the alternate screen is on (§10)."""
         self.disturbed += 1
         screen = self._screen
         screen.resize(width, height, reflow_rows=screen.saved is None)
@@ -160,7 +160,7 @@ class Terminal:
         """remain-on-exit: reset region, cursor to last row, one wrapped linefeed, message.
 
         3.3+ clips the message to one row and leaves the cursor at column 0;
-        3.2a prints it like program output, so it may wrap and scroll (§5).
+        3.2a prints it like program output, so it may wrap and scroll (§13).
         """
         self.disturbed += 1
         screen = self._screen
@@ -214,7 +214,7 @@ class Terminal:
         escapes: bool = False,
         line_numbers: bool = False,
     ) -> list[str]:
-        """``capture-pane -p [-S start] [-E end] [-J] [-N] [-a] [-T] [-e] [-L]`` (§6).
+        """``capture-pane -p [-S start] [-E end] [-J] [-N] [-a] [-T] [-e] [-L]`` (§14, §15).
 
         Whether ``-T``/``-L`` exist at this version is the command layer's
         business (``_commands``); here they only shape the text."""

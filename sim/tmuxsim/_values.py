@@ -45,7 +45,7 @@ def window_info(window: SimWindow, *, control: bool = False) -> WindowInfo:
 
 
 def _pid(pane: SimPane) -> int | None:
-    # tmux-grid.md §5: a dead pane keeps its old pid until 3.8, where it is
+    # docs/tmux-model.md §13: a dead pane keeps its old pid until 3.8, where it is
     # empty as soon as the pty is closed.
     if pane.tty_closed and pane.server.version.dead_pane_pid_empty:
         return None

@@ -1,6 +1,6 @@
 """tmux releases the simulator can imitate, and the behaviours that differ.
 
-Every flag cites ``reference/tmux-grid.md`` §0; everything not listed there is
+Every flag is a row of ``docs/tmux-model.md`` §19; everything not listed there is
 identical from 3.2a to 3.8.
 """
 
@@ -96,7 +96,7 @@ class TmuxVersion:
 
     @property
     def no_trim_reads_cellsize(self) -> bool:
-        """``capture-pane -N`` row length (tmux-grid.md §0, §6): 3.2a and 3.4+
+        """``capture-pane -N`` row length (§15, §19): 3.2a and 3.4+
         read each row to its allocated ``cellsize`` (so ``-N`` pads to a width
         that depends on write history); 3.3a reads to ``cellused``. From 3.4
         ``-T`` (see ``capture_has_trim_flag``) reads to ``cellused`` again."""
@@ -104,23 +104,23 @@ class TmuxVersion:
 
     @property
     def capture_has_trim_flag(self) -> bool:
-        """3.4+: ``capture-pane -T`` (stop at the last used cell) exists (§0)."""
+        """3.4+: ``capture-pane -T`` (stop at the last used cell) exists (§19)."""
         return self._at_least(3, 4)
 
     @property
     def capture_has_mode_screen_flag(self) -> bool:
-        """3.6+: ``capture-pane -M`` (the copy-mode screen) exists (§0)."""
+        """3.6+: ``capture-pane -M`` (the copy-mode screen) exists (§19)."""
         return self._at_least(3, 6)
 
     @property
     def capture_has_row_info_flags(self) -> bool:
         """3.7+: ``capture-pane -F`` (flags column), ``-L`` (row numbers) and
-        ``-H`` (hyperlinks) exist (§0, §6)."""
+        ``-H`` (hyperlinks) exist (§15, §19)."""
         return self._at_least(3, 7)
 
     @property
     def capture_has_raw_flag(self) -> bool:
-        """``capture-pane -R`` (raw grid dump): §0 lists it for head only;
+        """``capture-pane -R`` (raw grid dump, §19):
         measured here, the 3.8 release has it and 3.7c refuses it."""
         return self._at_least(3, 8)
 
@@ -141,13 +141,13 @@ class TmuxVersion:
 
     @property
     def sgr_style(self) -> str:
-        """How ``capture-pane -e`` encodes attributes (§0, the styles under the
-        table): ``"A"`` (3.2a) restates both colours after every reset and
+        """How ``capture-pane -e`` encodes attributes (§15, styles A/B/C):
+        ``"A"`` (3.2a) restates both colours after every reset and
         walks rows to ``cellsize``; ``"B"`` (3.3a) restates them too but walks
         only to ``cellused``, so a row's style carries into the next; ``"C"``
         (3.4+) writes a reset alone when the colours are default and, walking
         to ``cellsize``, closes a row whose last used cell is styled.
-        Measured on 3.3a (B) and 3.5a/3.7c/3.8 (C); A follows the reference."""
+        Measured on 3.3a (B) and 3.5a/3.7c/3.8 (C); A as §15 has it."""
         if self._at_least(3, 4):
             return "C"
         return "B" if self._at_least(3, 3) else "A"
@@ -160,7 +160,7 @@ class TmuxVersion:
 
     @property
     def dead_pane_pid_empty(self) -> bool:
-        """3.8 (head): ``pane_pid`` is empty for a dead pane (§0). Measured on
+        """3.8: ``pane_pid`` is empty for a dead pane (§13). Measured on
         3.8: it is empty as soon as the pty is closed, before the exit status
         is reaped."""
         return self._at_least(3, 8)
@@ -168,7 +168,7 @@ class TmuxVersion:
     @property
     def pane_dead_waits_for_status(self) -> bool:
         """3.7+: ``pane_dead`` is 1 only once the pty is closed **and** the exit
-        status has been reaped; before 3.7 a closed pty is enough (§0, §5).
+        status has been reaped; before 3.7 a closed pty is enough (§13, §19).
         Measured on 3.3a/3.5a (dead, status empty, no message while a program
         that closed its tty still runs) and 3.7c/3.8 (not dead until it exits)."""
         return self._at_least(3, 7)
@@ -177,24 +177,24 @@ class TmuxVersion:
     def destroy_waits_for_status(self) -> bool:
         """3.8: with ``remain-on-exit off`` a pane whose pty closed is destroyed
         only once its exit status is reaped; up to 3.7c it is destroyed when
-        the pty closes. Measured on 3.3a, 3.5a, 3.7c and 3.8 (not in §0)."""
+        the pty closes. Measured on 3.3a, 3.5a, 3.7c and 3.8 (§13)."""
         return self._at_least(3, 8)
 
     @property
     def has_dead_signal_and_time(self) -> bool:
         """3.3+: the ``pane_dead_signal`` and ``pane_dead_time`` formats exist
-        (§0, §7); 3.2a expands them to nothing."""
+        (§16, §19); 3.2a expands them to nothing."""
         return self._at_least(3, 3)
 
     @property
     def has_unseen_changes(self) -> bool:
-        """3.4+: the ``pane_unseen_changes`` format exists (§0, §7: ``''`` in
+        """3.4+: the ``pane_unseen_changes`` format exists (§16: ``''`` in
         3.2a/3.3a, ``0`` in 3.4+)."""
         return self._at_least(3, 4)
 
     @property
     def has_remain_on_exit_key(self) -> bool:
-        """3.7+: ``remain-on-exit`` accepts ``key`` (§0); earlier versions
+        """3.7+: ``remain-on-exit`` accepts ``key`` (§13); earlier versions
         refuse it with ``unknown value: key``. A pane kept this way stays
         dead whatever its status; ``send-keys`` does not close it (measured
         on 3.7c and 3.8)."""
@@ -203,7 +203,7 @@ class TmuxVersion:
     @property
     def has_display_literal(self) -> bool:
         """3.4+: ``display-message -l`` prints its message without expanding
-        formats (§0); 3.3a refuses it (``unknown flag -l``)."""
+        formats (§19); 3.3a refuses it (``unknown flag -l``)."""
         return self._at_least(3, 4)
 
     @property
@@ -212,8 +212,7 @@ class TmuxVersion:
         ``{"V":2,"L":{...}}``, and ``select-layout`` accepts them (as well as
         the checksummed form). Measured on 3.8; 3.7c prints the checksummed
         form. A control-mode client attached without the ``new-layouts``
-        flag is still shown the checksummed form on 3.8 (measured). Not in
-        §0 (the reference predates the 3.8 release)."""
+        flag is still shown the checksummed form on 3.8 (measured; §19)."""
         return self._at_least(3, 8)
 
     @property
@@ -223,7 +222,7 @@ class TmuxVersion:
 
     @property
     def default_term(self) -> str:
-        """§0: the default ``TERM`` in panes, ``screen`` in 3.2a."""
+        """§19: the default ``TERM`` in panes, ``screen`` in 3.2a."""
         return "tmux-256color" if self._at_least(3, 3) else "screen"
 
 

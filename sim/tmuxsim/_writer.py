@@ -1,7 +1,7 @@
 """Screen operations the byte parser drives (``screen-write.c``).
 
 Each method mirrors the ``screen_write_*`` function in its comment, with the
-cursor and history rules of tmux-grid.md §1, §3 and §10. Printed cells
+cursor and history rules of docs/tmux-model.md §2, §3, §8 and §11. Printed cells
 take the current style (SGR attributes and colours, ``_style``); erases,
 scrolls and inserted cells are always default cells (background colour
 erase is not modelled). The one blank with a colour: from 3.8 a wide
@@ -110,7 +110,7 @@ class Writer:
         if cx >= sx - 1:
             return
         if not self.version.capture_prints_tabs:
-            # Before 3.6 a TAB only moves the cursor (§6).
+            # Before 3.6 a TAB only moves the cursor (§15).
             while True:
                 cx += 1
                 if cx in s.tabs or cx >= sx - 1:
@@ -151,7 +151,7 @@ class Writer:
     def linefeed(self, wrapped: bool = False) -> None:
         # screen_write_linefeed (LF/VT/FF, IND, NEL, auto-wrap): only at the
         # region bottom does anything scroll; below the region the cursor just
-        # stops at the last row (§1).
+        # stops at the last row (§2).
         s = self.s
         grid = s.grid
         if wrapped:
@@ -254,14 +254,14 @@ class Writer:
         s.grid.view_clear(0, s.cy, s.cx + 1, 1)
 
     def _clear_scrolls(self) -> bool:
-        # §3: with history enabled, 3.2a always scrolls the screen into
+        # §8: with history enabled, 3.2a always scrolls the screen into
         # history; 3.3+ only while scroll-on-clear is on.
         if not self.s.grid.history:
             return False
         return self.scroll_on_clear or not self.version.has_scroll_on_clear_option
 
     def clear_end_of_screen(self) -> None:
-        # ED0: at (0,0) it is a whole-screen clear and may scroll (§3).
+        # ED0: at (0,0) it is a whole-screen clear and may scroll (§8).
         s = self.s
         grid = s.grid
         if s.cx == 0 and s.cy == 0 and self._clear_scrolls():
@@ -282,7 +282,7 @@ class Writer:
             grid.view_clear(0, s.cy, s.cx + 1, 1)
 
     def clear_screen(self) -> None:
-        # ED2: the cursor never moves (§3).
+        # ED2: the cursor never moves (§8).
         s = self.s
         if self._clear_scrolls():
             s.grid.view_clear_into_history()
@@ -296,7 +296,7 @@ class Writer:
     def reset(self) -> None:
         # RIS (screen_write_reset): tabs, region and modes reset, the same
         # clear as ED2, cursor home; history is kept and the alternate screen
-        # is not left (§3).
+        # is not left (§8).
         s = self.s
         s.reset_tabs()
         self.scroll_region(0, s.sy - 1)
@@ -387,7 +387,7 @@ class Writer:
         if s.mode_insert:
             grid.view_insert_cells(s.cx, s.cy, width)
         if s.mode_wrap and s.cx > _u(sx - width):
-            # A wide character that does not fit wraps early (§1).
+            # A wide character that does not fit wraps early (§4).
             self.linefeed(wrapped=True)
             s.cx = 0
         if s.cx > _u(sx - width):

@@ -1,7 +1,7 @@
 """The safety tier policy, whole: which tool is in which tier, what each tier
 may do, and the one gate every call and every batch step passes.
 
-Tiers are ``readonly`` < ``mutating`` < ``destructive`` (DESIGN §8). Each tool's
+Tiers are ``readonly`` < ``mutating`` < ``destructive`` (docs/safety.md#tiers). Each tool's
 tier and its MCP annotations are one row of :data:`POLICY`; the tool modules
 only name a title (:func:`tool`), so a tool cannot be listed in one tier while
 its hints claim another, and a new tool cannot be registered unclassified.

@@ -32,7 +32,7 @@ and a respawn until the new driver says hello. Nothing sleeps. Output
 written to a dead pane goes nowhere, on both sides.
 
 A disagreement is a simulator bug or a misreading of tmux
-(reference/tmux-grid.md); confirmed ones stay below as ``@example`` cases.
+(docs/tmux-model.md); confirmed ones stay below as ``@example`` cases.
 Scripts that drive tmux into undefined behaviour (a reflow reading past the
 grid, D4) are rejected before that step: see ``SimSide.reflow_overruns_in_tmux``.
 

@@ -1,4 +1,4 @@
-"""Version conformance: each row of tmux-grid.md §0 that the simulator models,
+"""Version conformance: each row of docs/tmux-model.md §19 that the simulator models,
 checked on real tmux and on a simulator set to the same version.
 
 Every test does the same thing to both -- a real server of the session's
@@ -170,7 +170,7 @@ CAPTURES = [
     ("-e", "-N", "-T"),
     ("-L",),  # 3.7+; the refusal before
     ("-M",),  # 3.6+ (outside copy mode: the base screen); the refusal before
-    ("-S", "-3", "-E", "#{e|-:2,1}"),  # 3.4+ expands formats in -S/-E (§0)
+    ("-S", "-3", "-E", "#{e|-:2,1}"),  # 3.4+ expands formats in -S/-E (§14)
     ("-S", "#{e|-:0,#{history_size}}"),
 ]
 

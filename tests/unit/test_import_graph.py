@@ -1,4 +1,4 @@
-"""No import circle in ``src/`` or ``sim/`` (DESIGN.md §1: dependencies point one way).
+"""No import circle in ``src/`` or ``sim/`` (docs/architecture.md#layers).
 
 Every ``import`` statement counts: at module level, inside functions and under
 ``TYPE_CHECKING`` alike, because each one is a dependency of the design even

@@ -1,4 +1,4 @@
-"""Dependencies point one way (DESIGN.md §1); these tests keep it so."""
+"""Dependencies point one way (docs/architecture.md#layers); these tests keep it so."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_nothing_outside_the_backend_imports_its_private_modules() -> None:
 
 
 def test_the_tier_policy_is_defined_and_imported_from_safety_only() -> None:
-    """One module says which tool is in which tier and applies it (DESIGN §8)."""
+    """One module says which tool is in which tier and applies it (docs/safety.md#tiers)."""
     safety = SRC / "safety.py"
     assert safety.exists(), "gridmux/safety.py, the tier policy, is missing"
     offenders: dict[str, list[str]] = {}

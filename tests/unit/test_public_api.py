@@ -1,4 +1,4 @@
-"""gridmux uses its dependencies through their public API only (DESIGN.md §7).
+"""Dependencies are used through their public API only (docs/architecture.md#public-api-only).
 
 A private attribute of FastMCP, the MCP SDK or anything else can change in
 any release; reading one pins gridmux to internals nobody promised. The scan

@@ -120,7 +120,7 @@ def test_resize_window_changes_the_grid_and_keeps_the_anchor() -> None:
     backend.resize_window(REF, "@0", height=3)
     after = backend.pane_state(REF, pane)
     assert (after.height, after.width) == (3, 40)
-    assert after.anchor == before.anchor  # tmux-grid.md §4
+    assert after.anchor == before.anchor  # docs/tmux-model.md §9
     with pytest.raises(InvalidArgument):
         backend.resize_window(REF, "@0", width=-5)
 

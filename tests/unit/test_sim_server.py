@@ -205,7 +205,7 @@ def test_remain_on_exit_keeps_a_dead_pane_with_its_status(version: str) -> None:
     pane.exit(3)
     assert pane.dead and pane.dead_status == 3
     assert pane.dead_time == 86400
-    # tmux-grid.md §5: one wrapped linefeed, then the message on the last row.
+    # docs/tmux-model.md §13: one wrapped linefeed, then the message on the last row.
     assert pane.terminal.capture()[-1] == "Pane is dead (status 3, Fri Jan  2 00:00:00 1970)"
     assert pane.terminal.history_size == 1  # the linefeed on the last row scrolled
     assert pane.terminal.capture("-", -1) == ["hello"]
@@ -300,7 +300,7 @@ def test_an_exit_during_an_operation_waits_for_its_end() -> None:
     assert not server.alive
 
 
-# -- history-limit (tmux-grid.md §2) -----------------------------------------------------
+# -- history-limit (docs/tmux-model.md §5, §6) --------------------------------------------
 
 
 def limited(version: str) -> SimServer:
@@ -329,7 +329,7 @@ _FROM_3_7 = [(291, 1000), (100, 100), (91, 100), (90, 91), (0, 0), (1, 0)]
 def test_set_history_limit_through_the_backend_follows_the_version_table(
     version: str, table: list[tuple[int, int]]
 ) -> None:
-    # tmux-grid.md §2, the table "hlimit 1000, 300 lines then set -g history-limit".
+    # The table of §6: limit 1000, 300 lines, then set -g history-limit.
     ref = ServerRef()
     backend = SimBackend(version=version)
     backend.new_session(ref, name="scratch", command="cat")
@@ -375,7 +375,7 @@ def test_scroll_on_clear_option_reaches_the_grid(version: str) -> None:
     pane = server.pane("%0")
     server.config.set_option("scroll-on-clear", "off", scope="pane", target="%0")
     pane.write(lines(2) + b"\x1b[2J")
-    assert pane.terminal.history_size == 0  # blanked in place (tmux-grid.md §3)
+    assert pane.terminal.history_size == 0  # blanked in place (§8)
     server.config.set_option("scroll-on-clear", "on", scope="window", global_=True)
     assert pane.terminal.scroll_on_clear is False  # the pane's own value still wins
     server.config.unset_option("scroll-on-clear", scope="pane", target="%0")

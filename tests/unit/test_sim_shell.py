@@ -164,7 +164,7 @@ def test_cd_changes_the_pane_current_path() -> None:
 
 @pytest.mark.parametrize(("version", "history"), [("3.2a", 5), ("3.3a", 0), ("3.8", 0)])
 def test_clear_wipes_scrollback_only_where_term_has_e3(version: str, history: int) -> None:
-    # tmux-grid.md §3: ESC[H ESC[J pushes the 5 used rows into history; tmux-256color
+    # docs/tmux-model.md §8: ESC[H ESC[J pushes the 5 used rows into history; tmux-256color
     # (3.3+) then sends ESC[3J, which wipes it; TERM=screen (3.2a) does not.
     pane = shell(version)
     typed(pane, "seq 3")
@@ -206,7 +206,7 @@ def test_a_command_pane_runs_like_sh_c_and_exits() -> None:
     window = server.new_window("$0", command="echo out; exit 5")
     pane = window.panes[0]
     assert pane.dead and pane.dead_status == 5
-    # The dead-pane linefeed on the last row scrolled "out" into history (§5).
+    # The dead-pane linefeed on the last row scrolled "out" into history (§13).
     assert pane.terminal.capture("-")[0] == "out"
 
 

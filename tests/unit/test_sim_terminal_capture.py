@@ -1,4 +1,4 @@
-"""tmux-grid.md §6: capture-pane ranges, trailing blanks per version, -J, -a,
+"""docs/tmux-model.md §14, §15: capture-pane ranges, trailing blanks per version, -J, -a,
 tabs and wide characters."""
 
 from __future__ import annotations

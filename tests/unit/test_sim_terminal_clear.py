@@ -1,4 +1,4 @@
-"""tmux-grid.md §3: clear-history, ED 0/1/2/3, RIS, scroll-on-clear and the
+"""docs/tmux-model.md §3, §7, §8: clear-history, ED 0/1/2/3, RIS, scroll-on-clear and the
 WRAPPED flag lost when the row below is blanked."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""tmux-grid.md §1 (grid model, linefeed, scroll regions, SU/SD/RI, pending
-wrap) and §7 (state for cursor tracking) against the simulated terminal."""
+"""docs/tmux-model.md §1 to §3 (grid model, linefeed, scroll regions, SU/SD/RI, pending
+wrap) and §16 (state for cursor tracking) against the simulated terminal."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_history_needs_a_non_zero_limit_at_creation() -> None:
 
 
 def test_state_after_ab_at_40x5() -> None:
-    # §7 check: the values display-message would print.
+    # §16 measured: the values display-message would print.
     t = term(40, 5)
     t.feed(b"ab")
     assert (t.history_size, t.cursor_x, t.cursor_y) == (0, 2, 0)

@@ -1,4 +1,4 @@
-"""tmux-grid.md §2: history-limit collection, hsize above the limit after a
+"""docs/tmux-model.md §5, §6: history-limit collection, hsize above the limit after a
 shrink, and the 3.7+ ``set history-limit`` semantics."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_shrink_past_a_limit_below_20_never_falls(version: str) -> None:
     assert seen == [12, 12, 12, 12]
 
 
-# The §2 table: (step, (hsize, hlimit) on 3.2a..3.6b, (hsize, hlimit) on 3.7c/head).
+# The §6 table: (step, (hsize, hlimit) on 3.2a..3.6b, (hsize, hlimit) on 3.7c/3.8).
 TABLE = [
     ("set 100", (291, 1000), (100, 100)),
     ("+1 line", (292, 1000), (91, 100)),

@@ -1,4 +1,4 @@
-"""tmux-grid.md §5: respawn (``screen_reinit``) and the remain-on-exit message."""
+"""docs/tmux-model.md §12, §13: respawn (``screen_reinit``) and the remain-on-exit message."""
 
 from __future__ import annotations
 

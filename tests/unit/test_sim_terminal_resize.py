@@ -1,4 +1,4 @@
-"""tmux-grid.md §4: height changes (``screen_resize_y``), width reflow and
+"""docs/tmux-model.md §9, §10: height changes (``screen_resize_y``), width reflow and
 cursor placement."""
 
 from __future__ import annotations

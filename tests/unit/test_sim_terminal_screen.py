@@ -1,4 +1,4 @@
-"""tmux-grid.md §10: carriage-return rewrites, wide and combining characters,
+"""docs/tmux-model.md §3, §4, §11: carriage-return rewrites, wide and combining characters,
 the alternate screen, and row identity (``line_serials``)."""
 
 from __future__ import annotations

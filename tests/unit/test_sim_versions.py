@@ -1,5 +1,5 @@
 """The simulator's version knob (``TmuxVersion``), each difference tested on
-both sides of its version boundary (tmux-grid.md §0; docs/matrix.md).
+both sides of its version boundary (docs/tmux-model.md §19; docs/matrix.md).
 
 The same differences are checked against real tmux by
 ``tests/integration/test_version_conformance.py`` and the differential test.
@@ -53,7 +53,7 @@ def test_every_known_version_parses_and_orders() -> None:
     assert TmuxVersion.parse("tmux next-3.8") == TmuxVersion(3, 8)
 
 
-# -- pane lifecycle: pane_dead timing (§0 "pane_dead = 1 when", §5) -------------------------
+# -- pane lifecycle: pane_dead timing (§13) --------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -129,9 +129,9 @@ def test_pane_unseen_changes_exists_from_3_4(version: str, expected: str) -> Non
     assert server.expand_format("#{pane_unseen_changes}", server.pane("%0")) == expected
 
 
-# -- capture-pane -N row length and -T (§0, §6) -------------------------------------------
+# -- capture-pane -N row length and -T (§15) ----------------------------------------------
 
-# tmux-grid.md §6 Check: 80x4, abc\nxy   \n<red>red<reset>ESC[K\nq ESC[1K
+# §15, measured: 80x4, abc\nxy   \n<red>red<reset>ESC[K\nq ESC[1K
 TRAILING = b"abc\nxy   \n\x1b[31mred\x1b[0m\x1b[K\nq \x1b[1K"
 
 
@@ -147,7 +147,7 @@ def test_capture_no_trim_row_length_follows_the_version(version: str, rows: list
     server = quiet(version, width=80, height=4)
     pane = server.pane("%0")
     pane.write(TRAILING)
-    # (3.2a ignores the detached size: its pane has 23 rows, §0.)
+    # (3.2a ignores the detached size: its pane has 23 rows, §19.)
     assert pane.terminal.capture(keep_trailing=True)[:4] == rows
 
 
@@ -186,7 +186,7 @@ def test_unmodelled_capture_flags_say_so() -> None:
     assert tmux(pane, "capture-pane", "-p", "-R") == (1, "capture-pane -R is not simulated\n")
 
 
-# -- capture-pane -e styles A / B / C (§0) -----------------------------------------------
+# -- capture-pane -e styles A / B / C (§15) ----------------------------------------------
 
 STYLED = b"a\x1b[1mB\x1b[22mc\x1b[1;31mD\x1b[0mE\n\x1b[32mgreen\nstill\x1b[39m ok"
 

@@ -1,4 +1,4 @@
-"""Every test module stays under 500 lines (DESIGN §1: one concern a module)."""
+"""Every test module stays under 500 lines (docs/architecture.md#modules-one-concern-each)."""
 
 from __future__ import annotations
 

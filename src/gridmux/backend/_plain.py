@@ -254,7 +254,7 @@ def _line_feeds(state: PaneState, region: tuple[int, int], feeds: int) -> tuple[
     if one of them would make tmux trim the history (which a clear could
     also explain, so it proves nothing). A line feed on the region's last row
     pushes the region's top row into history; elsewhere it moves the cursor
-    down, but not past the last row (tmux-grid.md §1, §2)."""
+    down, but not past the last row (docs/tmux-model.md §2)."""
     hsize, cy = state.history_size, state.cursor_y
     upper, lower = region
     if not 0 <= upper < lower < state.height or state.history_limit < 1:

@@ -1,7 +1,7 @@
 """The atomic snapshot: one ``display-message ; capture-pane`` command list.
 
 tmux runs a client's command list back-to-back without reading pane output in
-between (reference/tmux-grid.md §8), so the state line and the captured rows
+between (docs/tmux-model.md §17), so the state line and the captured rows
 describe the same instant. The state line comes first; if the pane is gone,
 ``display-message`` prints an empty expansion and ``capture-pane`` fails,
 which drops nothing we need: either way the answer is ``NotFound``.

@@ -1,6 +1,6 @@
 """The capture_since algorithm: sans-IO, standard library only.
 
-Rules, strongest first (DESIGN.md §3):
+Rules, strongest first (docs/capture-since.md#the-contract):
 
 1. Never silently lose or repeat a row. A delta is reported as exact only
    when the last row read is re-located at exactly ONE position among the
@@ -456,7 +456,7 @@ def _reflow_cells(rows: Rows, anchor: int, k: int, width: int) -> int | None:
     sentinel row above them, in cells, when reflow provably leaves them alone
     at any width at least that wide.
 
-    tmux's reflow (tmux-grid.md §4) keeps a row as it is unless the row is
+    tmux's reflow (docs/tmux-model.md §10) keeps a row as it is unless the row is
     wider than the new width (split) or WRAPPED (joined with the next); a
     row that follows a WRAPPED row is consumed by that join. So the window
     and the sentinel row survive a width change intact when none of them is

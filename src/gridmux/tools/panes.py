@@ -31,7 +31,7 @@ from ._results import geometry, pane_result
 from ._targets import check_no_nul, session_in_listing
 from ._text import strip_blank_tail
 
-#: capture-pane reads row numbers in INT_MIN..32767 (tmux-grid.md §6)
+#: capture-pane reads row numbers in INT_MIN..32767 (docs/tmux-model.md §14)
 _ROW_MIN, _ROW_MAX = -(10**9), 32767
 Row = Annotated[int | None, Field(ge=_ROW_MIN, le=_ROW_MAX)]
 
