@@ -51,6 +51,7 @@ import mcp.types as mt
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 
+from gridmux.secret_names import secret_name
 from gridmux.settings import Settings
 
 LOGGER_NAME = "gridmux.audit"
@@ -69,22 +70,6 @@ _current_call: ContextVar[CallRecord | None] = ContextVar("gridmux_audit_call", 
 
 # -- redaction ----------------------------------------------------------------
 
-_SECRET_WORDS = frozenset({"key", "pass", "pwd", "auth", "pin", "otp"})
-_SECRET_PARTS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "apikey",
-    "api_key",
-    "accesskey",
-    "access_key",
-    "privatekey",
-    "private_key",
-    "credential",
-    "cookie",
-)
 _NAME = (
     r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key"
     r"|private[_-]?key|credentials?)[A-Za-z0-9_.-]*"
@@ -178,15 +163,6 @@ _TRIGGER = re.compile(
 )
 #: Arguments that carry an environment (object, or the same as a JSON string).
 _ENVIRONMENT_KEYS = frozenset({"environment"})
-
-
-def secret_name(name: str) -> bool:
-    """Whether a key or variable name suggests its value is a secret."""
-    lowered = name.lower()
-    if any(part in lowered for part in _SECRET_PARTS):
-        return True
-    words = re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower())
-    return any(word in _SECRET_WORDS for word in words)
 
 
 #: Lower-case literals, one of which is in every text ``_TRIGGER`` matches: a

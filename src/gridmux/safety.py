@@ -379,6 +379,76 @@ SETTABLE_OPTIONS: Mapping[str, Tier] = {
 #: Sequences no option value may hold: a format re-expanding it would run or build a job.
 _FORMAT_OPENERS = ("#(", "#{", "##")
 
+#: Environment variables that make the shells and programs of later panes
+#: run code or other files: shell start-up files and prompt hooks, which
+#: programs and files a shell finds (``PATH``, ``HOME``), the dynamic loader,
+#: and interpreters' start-up options. In a session's or the global tmux
+#: environment they act in panes the user opens after gridmux has gone, as
+#: ``default-command`` would, so only a destructive call may set them there.
+CODE_VARIABLES = frozenset(
+    [
+        "BASH_ENV",
+        "ENV",
+        "ZDOTDIR",
+        "FPATH",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "INPUTRC",
+        "PATH",
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "NODE_OPTIONS",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+    ]
+)
+#: Prefixes of such variables: the loader's, and bash's exported functions.
+CODE_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_")
+#: Prompts a shell expands each time it draws them; a command substitution
+#: (or a ``${…}`` expansion, which can hold one) in them runs code.
+PROMPT_VARIABLES = frozenset(
+    [
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PROMPT",
+        "PROMPT2",
+        "PROMPT3",
+        "PROMPT4",
+        "RPROMPT",
+        "RPS1",
+        "RPS2",
+    ]
+)
+_SUBSTITUTIONS = ("$(", "`", "${")
+
+
+def environment_refusal(name: str, value: str, tier: Tier) -> str | None:
+    """Why a ``tier`` call may not put ``name=value`` into a session's or the
+    global tmux environment (None: it may)."""
+    runs = name in CODE_VARIABLES or name.startswith(CODE_PREFIXES)
+    if name in PROMPT_VARIABLES:
+        runs = any(opener in value for opener in _SUBSTITUTIONS)
+    if not runs or tier >= Tier.DESTRUCTIVE:
+        return None
+    return (
+        f"{name} makes the shells of panes opened later run code or other files, also "
+        f"after gridmux has gone, so only a destructive call may set it in a tmux "
+        f"environment (this one is {tier.tag})"
+    )
+
+
 #: The tier a batch runs its steps at (unset outside a batch).
 _BATCH_CEILING: ContextVar[Tier | None] = ContextVar("gridmux_batch_ceiling", default=None)
 
@@ -569,6 +639,7 @@ __all__ = [
     "batch_ceiling",
     "effective_hints",
     "enforce",
+    "environment_refusal",
     "lean_hints",
     "listed_tier",
     "option_refusal",

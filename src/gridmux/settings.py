@@ -34,7 +34,9 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from gridmux.backend import VARIABLE_NAME
 from gridmux.safety import GROUPS, Tier, select_tools
+from gridmux.server_environment import tmux_environment
 
 ENV_PREFIX = "GRIDMUX_"
 DEFAULT_HOST = "127.0.0.1"
@@ -102,6 +104,9 @@ class Settings(BaseSettings):
     #: None offers every tool of the tier. ``exclude_tools`` takes some away.
     tools: str | None = None
     exclude_tools: str | None = None
+    #: Variables whose names look secret that tmux processes (and a tmux
+    #: server gridmux starts) still get, comma-separated (server_environment).
+    pass_env: str | None = None
     #: run_command's ``suppress_history`` when a call leaves it out (on: the
     #: typed line starts with a space; off: the command is added to history).
     suppress_history: OnOff = True
@@ -138,6 +143,20 @@ class Settings(BaseSettings):
         if value is not None:  # an unknown name, or a selection of nothing, is refused
             select_tools(value, None) if info.field_name == "tools" else select_tools(None, value)
         return value
+
+    @field_validator("pass_env")
+    @classmethod
+    def _variable_names(cls, value: str | None) -> str | None:
+        if value is not None:
+            bad = [name for name in value.split(",") if not VARIABLE_NAME.fullmatch(name.strip())]
+            if bad:
+                raise ValueError(f"{', '.join(map(repr, bad))} are not variable names")
+        return value
+
+    def tmux_environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The environment of the tmux processes gridmux starts (``server_environment``)."""
+        names = {name.strip() for name in (self.pass_env or "").split(",") if name.strip()}
+        return tmux_environment(environ, names)
 
     @model_validator(mode="after")
     def _some_tool(self) -> Settings:
@@ -319,6 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--exclude-tools",
         metavar="LIST",
         help="offer none of these tools and groups (comma-separated), e.g. batch,teardown",
+    )
+    add(
+        "--pass-env",
+        metavar="LIST",
+        help=(
+            "variables whose names look secret (*_TOKEN, *_KEY, SSH_AUTH_SOCK ...) that tmux, "
+            "and a tmux server gridmux starts, still get from gridmux's environment, "
+            "comma-separated (default: none; GRIDMUX_* never)"
+        ),
     )
     add(
         "--suppress-history",

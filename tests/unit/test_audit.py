@@ -76,6 +76,10 @@ def audit(caplog: pytest.LogCaptureFixture) -> Iterator[list[dict[str, Any]]]:
         "pass",
         "auth",
         "credentials",
+        "DB_PW",
+        "MY_CREDS",
+        "SIGNING_SALT",
+        "@db-pw",
     ],
 )
 def test_secret_names(name: str) -> None:
@@ -84,7 +88,18 @@ def test_secret_names(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["keys", "text", "pane_id", "session_name", "monkey", "HISTFILE", "PATH", "buffer_name"],
+    [
+        "keys",
+        "text",
+        "pane_id",
+        "session_name",
+        "monkey",
+        "HISTFILE",
+        "PATH",
+        "buffer_name",
+        "OLDPWD",
+        "SALTSTACK_HOME",
+    ],
 )
 def test_ordinary_names(name: str) -> None:
     assert not secret_name(name)

@@ -31,6 +31,7 @@ EVERY_OPTION: list[tuple[str, str, Any]] = [
     ("allow_other_servers", "on", True),
     ("tools", "inspect,read,send_keys", "inspect,read,send_keys"),
     ("exclude_tools", "batch", "batch"),
+    ("pass_env", "SSH_AUTH_SOCK,GH_TOKEN", "SSH_AUTH_SOCK,GH_TOKEN"),
     ("suppress_history", "off", False),
     ("output_schemas", "on", True),
     ("wait_max_seconds", "30", 30.0),
@@ -54,6 +55,7 @@ OTHER_VALUE = {
     "allow_other_servers": "off",
     "tools": "inspect",
     "exclude_tools": "teardown",
+    "pass_env": "SSH_AUTH_SOCK",
     "suppress_history": "on",
     "output_schemas": "off",
     "wait_max_seconds": "60",
@@ -106,6 +108,7 @@ def test_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
         "allow_other_servers": False,
         "tools": None,
         "exclude_tools": None,
+        "pass_env": None,
         "suppress_history": True,
         "output_schemas": False,
         "wait_max_seconds": 3600.0,
@@ -319,3 +322,38 @@ def test_a_port_in_use_is_a_clean_exit() -> None:
             bind_loopback("127.0.0.1", port)
     finally:
         taken.close()
+
+
+def test_tmux_processes_get_the_environment_less_gridmux_and_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = load(["--pass-env", "GH_TOKEN, SSH_AUTH_SOCK"], monkeypatch)
+    environ = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "TERM": "xterm",
+        "GRIDMUX_HTTP_TOKEN": "t",
+        "GRIDMUX_SAFETY": "readonly",
+        "OPENAI_API_KEY": "k",
+        "DB_PW": "p",
+        "GH_TOKEN": "g",
+        "SSH_AUTH_SOCK": "/run/agent",
+        "AWS_SECRET_ACCESS_KEY": "s",
+    }
+    assert settings.tmux_environment(environ) == {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "TERM": "xterm",
+        "GH_TOKEN": "g",
+        "SSH_AUTH_SOCK": "/run/agent",
+        "LANG": "C.UTF-8",  # no locale variable was set
+    }
+    plain = load([], monkeypatch).tmux_environment({"LC_ALL": "de_DE.UTF-8", "SSH_AUTH_SOCK": "x"})
+    assert plain == {"LC_ALL": "de_DE.UTF-8"}
+
+
+def test_pass_env_takes_variable_names_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = refusal(["--pass-env", "GOOD,BAD-NAME"], monkeypatch, capsys)
+    assert "--pass-env" in error and "'BAD-NAME'" in error

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import uuid
+from collections.abc import Callable, Mapping
 
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
@@ -75,10 +76,14 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         control_mode: bool = True,
         watch: bool = True,
         watch_idle: float = IDLE_SECONDS,
+        environment: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self.default_server = default_server
         self._runner = TmuxRunner(
-            tmux_bin, command_timeout=command_timeout, control_mode=control_mode
+            tmux_bin,
+            command_timeout=command_timeout,
+            control_mode=control_mode,
+            environment=environment,
         )
         self.watch = watch
         self._watch_idle = watch_idle

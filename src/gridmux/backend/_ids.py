@@ -51,6 +51,9 @@ SESSION_NAME = Form(r"^[^:.\x00-\x1f\x7f]+$", "dev")
 #: whole, never trimmed.
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
+#: An environment variable name a shell can use: ``RUST_LOG``.
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 #: The id forms by kind, as tmux's own words name them.
 IDS = {"pane": PANE_ID, "window": WINDOW_ID, "session": SESSION_ID}
 
@@ -78,6 +81,7 @@ __all__ = [
     "SESSION_NAME",
     "SOCKET_NAME",
     "SOCKET_PATH",
+    "VARIABLE_NAME",
     "WINDOW_ID",
     "WINDOW_INDEX",
     "Form",

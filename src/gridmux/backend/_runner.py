@@ -12,7 +12,7 @@ imports this module.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from ._commands import Command
@@ -42,11 +42,12 @@ class TmuxRunner:
         command_timeout: float = 10.0,
         control_mode: bool = False,
         transports: Sequence[Transport] = (),
+        environment: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         if command_timeout <= 0:
             raise ValueError("command_timeout must be positive")
         self.command_timeout = command_timeout
-        program = self.program = TmuxProgram(tmux_bin)
+        program = self.program = TmuxProgram(tmux_bin, environment)
         self.subprocess = SubprocessTransport(program, timeout=command_timeout)
         if not transports:
             control = [ControlTransport(program, timeout=command_timeout)] if control_mode else []

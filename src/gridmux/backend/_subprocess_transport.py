@@ -70,6 +70,7 @@ class SubprocessTransport:
                 stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                env=self.program.environment(),
             )
         except OSError as exc:
             if exc.errno == errno.E2BIG:  # the argv, not the binary, is at fault

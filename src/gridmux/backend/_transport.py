@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -99,9 +99,19 @@ class Transport(Protocol):
 class TmuxProgram:
     """The tmux executable and how one of its clients addresses a server."""
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | None = None,
+        environment: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
         self._configured = path
         self._resolved: str | None = None
+        self._environment = environment
+
+    def environment(self) -> Mapping[str, str] | None:
+        """The environment of a one-off tmux process (and so of a server one
+        starts), made now; None: gridmux's own."""
+        return None if self._environment is None else self._environment()
 
     @property
     def path(self) -> str:

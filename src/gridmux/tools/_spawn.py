@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
+from collections.abc import Mapping
 from typing import Any
 
+from gridmux.backend import VARIABLE_NAME
 from gridmux.errors import InvalidArgument
+from gridmux.safety import Tier, environment_refusal
 
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_environment(
@@ -35,7 +34,7 @@ def parse_environment(
             hint='Pass e.g. {"RUST_LOG": "debug"}.',
         )
     for name in loaded:
-        if not _ENV_NAME.fullmatch(name):
+        if not VARIABLE_NAME.fullmatch(name):
             raise InvalidArgument(f"{name!r} is not a valid environment variable name")
     env = dict(loaded)
     if suppress_history:
@@ -49,6 +48,19 @@ def parse_environment(
         if "ignorespace" not in control.split(":"):
             env["HISTCONTROL"] = f"{control}:ignorespace" if control else "ignorespace"
     return env
+
+
+def check_lasting_environment(env: Mapping[str, str], tier: Tier) -> None:
+    """Refuse variables that would make later panes run code
+    (``safety.environment_refusal``) in a session's or the global environment."""
+    for name, value in env.items():
+        refused = environment_refusal(name, value, tier)
+        if refused is not None:
+            raise InvalidArgument(
+                f"not setting {name}: {refused}",
+                hint="Nothing was changed. For one pane pass it in create_window's or "
+                "split_window's environment, for one command type 'NAME=value command'.",
+            )
 
 
 def check_start_directory(start_directory: str | None) -> str | None:

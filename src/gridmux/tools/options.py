@@ -35,6 +35,7 @@ from ._config_models import (
 from ._context import TOOL_CONTEXT, ToolContext
 from ._params import SessionId, SessionName, SocketName, SocketPath
 from ._scopes import HOOK_NAMES, GlobalFlag, OptionScopeParam, OptionTarget, Where, where
+from ._spawn import check_lasting_environment
 from ._targets import resolve_session
 
 #: A user option's name is letters, digits, '_', '.' and '-': tmux expands the name
@@ -339,9 +340,12 @@ async def set_environment(
     """
     server = ctx.server(socket_name, socket_path)
 
+    tier = acting_tier(ctx.settings.safety)
+
     def write() -> EnvironmentSetResult:
         check_variable_name(name)
         _no_nul("value", value)
+        check_lasting_environment({name: value}, tier)
         sid = _environment_session(ctx.backend, server, session_name, session_id)
         ctx.backend.set_environment(server, name, value, session_id=sid)
         return EnvironmentSetResult(name=name, value=value, session_id=sid)

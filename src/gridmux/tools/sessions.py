@@ -14,14 +14,14 @@ from pydantic import Field
 from gridmux.backend import ServerRef
 from gridmux.backend import SessionInfo as BackendSession
 from gridmux.errors import InvalidArgument, NotFound
-from gridmux.safety import tool
+from gridmux.safety import acting_tier, tool
 
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._filters import apply_filters
 from ._models import SessionInfo
 from ._params import Filters, NewSessionName, SessionIdArg, SessionNameArg, SocketName, SocketPath
 from ._results import session_result
-from ._spawn import check_start_directory, parse_environment
+from ._spawn import check_lasting_environment, check_start_directory, parse_environment
 from ._targets import check_id, check_name, resolve_session, resolve_target_session
 
 
@@ -83,6 +83,8 @@ async def create_session(
     try:
         directory = check_start_directory(start_directory)
         env = parse_environment(environment, suppress_history=suppress_persistent_history)
+        # new-session -e sets the session's environment: later windows inherit it.
+        check_lasting_environment(env, acting_tier(ctx.settings.safety))
         if window_name is not None:
             check_name("window_name", window_name)
     except InvalidArgument as exc:
