@@ -291,6 +291,37 @@ class ToolContext:
                     )
                 )
 
+    def refuse_input_to_caller(self, server: ServerRef, pane_id: str) -> None:
+        """Refuse input to ``pane_id`` that would reach the pane this MCP server
+        runs in, whatever the tier: typed or pasted there, or into a pane of its
+        window while synchronize-panes copies input to every pane (its host's
+        permission prompts and C-c are not the agent's to answer). Panes beside
+        it stay usable. Asks tmux only when gridmux runs in a pane of ``server``.
+        Call it in a worker thread."""
+        caller = self.settings.caller_pane
+        if caller is None or not self.is_caller(server, caller):
+            return
+        reason = None
+        if pane_id == caller:
+            reason = "this MCP server itself runs there"
+        else:
+            shown = self.backend.display_message(
+                server, pane_id, "#{pane_synchronized} #{window_id}"
+            ).split()
+            if shown[:1] == ["1"]:
+                host = self.backend.display_message(server, caller, "#{window_id}").strip()
+                if shown[1:] == [host]:
+                    reason = (
+                        f"its window has synchronize-panes on, so tmux would copy the input to "
+                        f"pane {caller}, where this MCP server itself runs"
+                    )
+        if reason is not None:
+            raise InvalidArgument(
+                f"refusing to send input to pane {pane_id}: {reason}",
+                hint="Use another pane (create one with split_window); ask the user to type "
+                "into their own pane.",
+            )
+
     def resolve(
         self,
         server: ServerRef,

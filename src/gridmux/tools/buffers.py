@@ -150,6 +150,7 @@ async def paste_buffer(
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
         if pane.dead:
             raise PaneDead(f"pane {pane.pane_id} is dead; nothing would read the paste")
+        ctx.refuse_input_to_caller(server, pane.pane_id)
         require_buffer(ctx.backend, server, buffer_name)
         ctx.backend.paste_buffer(server, buffer_name, pane.pane_id, bracket=bracket)
         return f"Pasted buffer {buffer_name} into pane {pane.pane_id}"

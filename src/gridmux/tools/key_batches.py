@@ -83,6 +83,7 @@ async def send_keys_batch(
                 pane = resolved[where]
                 if pane.dead:
                     raise PaneDead(f"the program in pane {pane.pane_id} has exited")
+                ctx.refuse_input_to_caller(server, pane.pane_id)
                 targets.append(pane.pane_id)
             except GridmuxError as exc:
                 problems.append(f"operations[{index}]: {exc.message}")

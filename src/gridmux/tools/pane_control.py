@@ -479,6 +479,7 @@ async def paste_text(
         check_no_nul("text", text)
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
         require_live(pane, "paste into")
+        ctx.refuse_input_to_caller(server, pane.pane_id)
         ctx.backend.load_buffer(server, buffer, text)
         try:
             ctx.backend.paste_buffer(server, buffer, pane.pane_id, bracket=bracket, delete=True)

@@ -290,6 +290,7 @@ async def send_keys(
 
     def send() -> str:
         target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
+        ctx.refuse_input_to_caller(server, target)
         ctx.backend.send_keys(server, target, text, literal=literal, enter=enter)
         return target
 
