@@ -14,7 +14,7 @@ from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
 from gridmux.http_auth import bearer_token
 from gridmux.instructions import build_instructions
-from gridmux.safety import enforce
+from gridmux.safety import enforce, offered_tools
 from gridmux.settings import Settings
 from gridmux.tools import AnswerShaper, SurrogateGate, ToolContext, register_all
 from gridmux.transport import serve
@@ -42,8 +42,10 @@ def create_server(backend: TmuxBackend, settings: Settings | None = None) -> Fas
     mcp.add_middleware(SurrogateGate())  # refused calls are audited too
     enforce(mcp, tier, settings.selected_tools())
     register_all(mcp, settings)
-    resources.register(mcp)
-    prompts.register(mcp)
+    # What a switched-off tool would show is not served another way.
+    offered = offered_tools(tier, settings.selected_tools())
+    resources.register(mcp, offered)
+    prompts.register(mcp, offered)
     return mcp
 
 

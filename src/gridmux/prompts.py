@@ -9,6 +9,7 @@ later), and user text is quoted as JSON so it reaches the tools verbatim.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Annotated, get_type_hints
 
 from fastmcp import FastMCP
@@ -188,20 +189,27 @@ Stop the program running in tmux pane {pane}, gently.
 """
 
 
-#: Each recipe and its title, in the order clients list them.
+#: Each recipe, its title and the tools its steps need (it is offered only
+#: where they all are), in the order clients list them.
 RECIPES = (
-    (run_and_wait, "Run a Command and Check It"),
-    (tail_log, "Follow a Pane's Output Across Turns"),
-    (find_error_pane, "Find the Pane Showing an Error"),
-    (diagnose_failing_pane, "Diagnose a Failing Pane"),
-    (build_dev_workspace, "Build a Three-Pane Workspace"),
-    (interrupt_gracefully, "Interrupt a Pane's Program Gently"),
+    (run_and_wait, "Run a Command and Check It", ("run_command",)),
+    (tail_log, "Follow a Pane's Output Across Turns", ("capture_since",)),
+    (find_error_pane, "Find the Pane Showing an Error", ("search_panes", "snapshot_pane")),
+    (diagnose_failing_pane, "Diagnose a Failing Pane", ("snapshot_pane",)),
+    (
+        build_dev_workspace,
+        "Build a Three-Pane Workspace",
+        ("create_session", "split_window", "send_keys"),
+    ),
+    (interrupt_gracefully, "Interrupt a Pane's Program Gently", ("send_keys", "get_pane_info")),
 )
 
 
-def register(mcp: FastMCP) -> None:
-    """Add the recipes to ``mcp``."""
-    for fn, title in RECIPES:
+def register(mcp: FastMCP, offered: Collection[str]) -> None:
+    """Add the recipes whose tools are all ``offered`` to ``mcp``."""
+    for fn, title, needs in RECIPES:
+        if not set(needs) <= set(offered):
+            continue
         # FastMCP 4.1.2 converts prompt arguments with the raw annotations, which
         # are strings under postponed evaluation: hand it the resolved types.
         fn.__annotations__ = get_type_hints(fn, include_extras=True)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TypeVar
 from urllib.parse import quote
 
@@ -316,30 +316,52 @@ async def run_output_text(run_id: str) -> str:
 #: The query every URI takes: another tmux server than the configured one.
 SOCKET_QUERY = "{?socket_name}"
 
-#: Each resource: its function, URI (template, before its socket query), title, MIME type.
+#: Each resource: its function, URI (template, before its socket query), title,
+#: MIME type, and the tool that shows the same (the resource is served only
+#: where that tool is offered).
 _RESOURCES = (
-    (sessions, "tmux://sessions", "tmux Sessions", JSON),
-    (session, "tmux://sessions/{session}", "tmux Session Detail", JSON),
-    (session_windows, "tmux://sessions/{session}/windows", "tmux Session Windows", JSON),
-    (window, "tmux://sessions/{session}/windows/{window}", "tmux Window Detail", JSON),
-    (window_panes, "tmux://windows/{window_id}/panes", "tmux Window Panes", JSON),
-    (pane, "tmux://panes/{pane_id}", "tmux Pane", JSON),
-    (pane_content, "tmux://panes/{pane_id}/content", "tmux Pane Content", TEXT),
+    (sessions, "tmux://sessions", "tmux Sessions", JSON, "list_sessions"),
+    (session, "tmux://sessions/{session}", "tmux Session Detail", JSON, "get_session_info"),
+    (
+        session_windows,
+        "tmux://sessions/{session}/windows",
+        "tmux Session Windows",
+        JSON,
+        "list_windows",
+    ),
+    (
+        window,
+        "tmux://sessions/{session}/windows/{window}",
+        "tmux Window Detail",
+        JSON,
+        "get_window_info",
+    ),
+    (window_panes, "tmux://windows/{window_id}/panes", "tmux Window Panes", JSON, "list_panes"),
+    (pane, "tmux://panes/{pane_id}", "tmux Pane", JSON, "get_pane_info"),
+    (pane_content, "tmux://panes/{pane_id}/content", "tmux Pane Content", TEXT, "capture_pane"),
 )
 
 
-def register(mcp: FastMCP) -> None:
-    """Add the hierarchy resources: ``tmux://sessions`` as a plain resource (for
-    resource pickers) and every URI with its socket query as a template."""
-    mcp.resource("tmux://sessions", name="sessions", title="tmux Sessions", mime_type=JSON)(
-        configured_sessions
-    )
-    for fn, uri, title, mime_type in _RESOURCES:
+def register(mcp: FastMCP, offered: Collection[str]) -> None:
+    """Add the hierarchy resources whose tool is ``offered``: ``tmux://sessions``
+    as a plain resource (for resource pickers) and every URI with its socket
+    query as a template; run_command's output with run_command."""
+    if "list_sessions" in offered:
+        mcp.resource("tmux://sessions", name="sessions", title="tmux Sessions", mime_type=JSON)(
+            configured_sessions
+        )
+    for fn, uri, title, mime_type, tool in _RESOURCES:
+        if tool not in offered:
+            continue
         name = f"{fn.__name__}_on_socket" if fn is sessions else fn.__name__
         mcp.resource(uri + SOCKET_QUERY, name=name, title=title, mime_type=mime_type)(fn)
-    mcp.resource(
-        "tmux://runs/{run_id}/output", name="run_output", title="run_command Output", mime_type=TEXT
-    )(run_output_text)
+    if "run_command" in offered:
+        mcp.resource(
+            "tmux://runs/{run_id}/output",
+            name="run_output",
+            title="run_command Output",
+            mime_type=TEXT,
+        )(run_output_text)
 
 
 __all__ = ["SOCKET_QUERY", "find_session", "find_window", "parse_id", "register"]

@@ -512,6 +512,15 @@ def tool(title: str, *, always_load: bool = False) -> Callable[[F], F]:
     return declare
 
 
+def offered_tools(tier: Tier, selected: Collection[str] | None = None) -> frozenset[str]:
+    """The tools a server at ``tier`` with the ``selected`` ones (None: all) offers."""
+    return frozenset(
+        name
+        for name, rule in POLICY.items()
+        if rule.tier <= tier and (selected is None or name in selected)
+    )
+
+
 def tools_above(tier: Tier) -> set[str]:
     """The tier tags a server at ``tier`` hides."""
     return {t.tag for t in Tier if t > tier}
@@ -642,6 +651,7 @@ __all__ = [
     "environment_refusal",
     "lean_hints",
     "listed_tier",
+    "offered_tools",
     "option_refusal",
     "refusal",
     "select_tools",

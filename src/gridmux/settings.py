@@ -35,7 +35,7 @@ from pydantic_settings import (
 )
 
 from gridmux.backend import VARIABLE_NAME
-from gridmux.safety import GROUPS, Tier, select_tools
+from gridmux.safety import GROUPS, Tier, offered_tools, select_tools
 from gridmux.server_environment import tmux_environment
 
 ENV_PREFIX = "GRIDMUX_"
@@ -160,7 +160,12 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _some_tool(self) -> Settings:
-        self.selected_tools()  # --tools and --exclude-tools together leave at least one
+        selected = self.selected_tools()  # --tools and --exclude-tools leave at least one
+        if selected is not None and not offered_tools(self.safety, selected):
+            raise ValueError(
+                f"--tools/--exclude-tools: the selection leaves no tool at the "
+                f"{self.safety.tag} tier (--safety)"
+            )
         return self
 
     def selected_tools(self) -> frozenset[str] | None:

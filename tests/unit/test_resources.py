@@ -185,7 +185,34 @@ async def test_resources_are_there_at_the_readonly_tier(backend: SimBackend, mod
     async with Client(server, mode=mode) as client:
         sessions = await read_json(client, "tmux://sessions")
         assert [s["session_id"] for s in sessions] == [session.session_id]
-        assert len(await client.list_resource_templates()) == len(TEMPLATES)
+        listed = {t.uri_template for t in await client.list_resource_templates()}
+    # run_command is not offered at readonly, so neither is its output.
+    assert listed == set(TEMPLATES) - {"tmux://runs/{run_id}/output"}
+
+
+async def test_a_switched_off_tool_is_not_served_as_a_resource_or_prompt(
+    backend: SimBackend,
+) -> None:
+    """--tools inspect offers no pane text: tmux://panes/{id}/content is not
+    served, nor is a prompt whose steps need a switched-off tool."""
+    session = backend.new_session(REF, name="s", width=80, height=24)
+    assert session.active_pane_id is not None
+    backend.send_keys(REF, session.active_pane_id, "secret on screen", literal=True, enter=False)
+    settings = Settings(backend="sim", tools="inspect")
+    async with Client(create_server(backend, settings)) as client:
+        listed = {t.uri_template for t in await client.list_resource_templates()}
+        assert "tmux://panes/{pane_id}/content" + Q not in listed
+        assert "tmux://panes/{pane_id}" + Q in listed  # get_pane_info is offered
+        pane = session.active_pane_id.replace("%", "%25")
+        error = await read_error(client, f"tmux://panes/{pane}/content")
+        assert "secret on screen" not in str(error)
+        prompts = {p.name for p in await client.list_prompts()}
+    assert prompts == set()  # every recipe needs a tool --tools inspect switches off
+    full = Settings(backend="sim")
+    async with Client(create_server(backend, full)) as client:
+        assert len(await client.list_prompts()) == 6
+        text = await read(client, f"tmux://panes/{pane}/content")
+    assert "secret on screen" in text
 
 
 async def test_resources_read_the_configured_server(backend: SimBackend) -> None:

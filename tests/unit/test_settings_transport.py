@@ -218,6 +218,11 @@ def test_settings_are_frozen() -> None:
         ([], {"GRIDMUX_EXCLUDE_TOOLS": "kill_pain"}, ["GRIDMUX_EXCLUDE_TOOLS", "'kill_pane'"]),
         (["--tools", ","], {}, ["--tools=','", "names no tool"]),
         (["--tools", "batch", "--exclude-tools", "batch"], {}, ["leaves no tool"]),
+        (
+            ["--safety", "readonly", "--tools", "teardown"],
+            {},
+            ["leaves no tool at the readonly tier"],
+        ),
         (["--suppress-history", "yes"], {}, ["--suppress-history", "on", "off"]),
         (["--wait-max-seconds", "0"], {}, ["--wait-max-seconds='0'", "greater than 0"]),
         ([], {"GRIDMUX_WAIT_MAX_SECONDS": "7200"}, ["less than or equal to 3600"]),
