@@ -31,7 +31,6 @@ classes in CI.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import re
@@ -41,25 +40,25 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gridmux.app import load_backend
-from gridmux.backend import ServerRef
+from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._protocol import TmuxBackend
 from gridmux.capture import (
     FIRST_PLAN,
     Cursor,
     Ledgers,
     Reading,
+    ReadPlan,
     RowMemory,
     first,
     follow,
 )
 from gridmux.settings import Settings
-from gridmux.tools._context import Marks
-from gridmux.tools.capture_since import watched_read
+from gridmux.tools.capture_since import read_plan
 
 NUMBER = re.compile(r"^Z(\d{7})$")
 #: Column of the cursor after the status row.
@@ -115,55 +114,32 @@ class Writer:
 class Checker:
     """Follows one pane as ``capture_since`` does and checks every reading."""
 
-    def __init__(
-        self, backend: TmuxBackend, server: ServerRef, pane_id: str, *, watch: bool = True
-    ) -> None:
+    def __init__(self, backend: TmuxBackend, server: ServerRef, pane_id: str) -> None:
         self.backend, self.server, self.pane_id = backend, server, pane_id
-        self.watch = watch
         self.ledgers = Ledgers()
-        self.marks = Marks()
         self.memory = RowMemory()
         self.cursor: Cursor | None = None
         #: the highest numbered line delivered in order, and the last line delivered
         self.last = -1
         self.tail = ""
 
+    def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
+        return read_plan(self.backend, self.server, self.pane_id, plan)
+
     def held(self, text: str) -> bool:
         return text in self.backend.snapshot(self.server, self.pane_id, start="-").rows
 
     def read(self, tally: Tally) -> Reading:
-        cursor = self.cursor
-        if cursor is None:
-            reading, mark = watched_read(
-                self.backend,
-                self.server,
-                self.pane_id,
-                lambda snapshot, _vouch: first(
-                    snapshot(FIRST_PLAN), memory=self.memory, keep_ledger=True
-                ),
-                None,
-                watch=self.watch,
-            )
+        if self.cursor is None:
+            reading = first(self.snapshot(FIRST_PLAN), memory=self.memory, keep_ledger=True)
             self.resync(reading)
         else:
-            text = cursor.encode()
-            ledger = self.ledgers.get(text)
-            reading, mark = watched_read(
-                self.backend,
-                self.server,
-                self.pane_id,
-                lambda snapshot, vouch: follow(
-                    cursor, ledger, snapshot, memory=self.memory, vouch=vouch
-                ),
-                self.marks.get(text),
-                watch=self.watch,
-            )
-            self.check(reading, tally, shallow=not cursor.sentinels)
+            text = self.cursor.encode()
+            reading = follow(self.cursor, self.ledgers.get(text), self.snapshot, memory=self.memory)
+            self.check(reading, tally, shallow=not self.cursor.sentinels)
         self.cursor = reading.cursor
         encoded = reading.cursor.encode()
         self.ledgers.put(encoded, reading.ledger)
-        if mark is not None:
-            self.marks.put(encoded, mark)
         tally.longest_cursor = max(tally.longest_cursor, len(encoded))
         return reading
 
@@ -209,8 +185,6 @@ class Rig:
     server: ServerRef
     #: runs one tmux command on the server, its stdout
     tmux: Callable[..., str]
-    #: whether capture_since may use the output watch (``--watch``)
-    watch: bool = True
 
     def pane(self, *, limit: int, height: int) -> tuple[str, Writer]:
         self.tmux("set-option", "-g", "history-limit", str(limit))
@@ -245,7 +219,7 @@ def fresh(rig: Rig, rng: random.Random, sessions: int = 25, follow_ups: int = 5)
     tally = Tally()
     for _ in range(sessions):
         pane, writer = rig.pane(limit=2000, height=24)
-        checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+        checker = Checker(rig.backend, rig.server, pane)
         checker.read(tally)
         for _ in range(follow_ups):
             writer.lines(rng.randint(1, 3))
@@ -259,7 +233,7 @@ def status(rig: Rig, rng: random.Random, rounds: int = 100) -> Tally:
     del rng
     tally = Tally()
     pane, writer = rig.pane(limit=100, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     last = writer.lines(1)
     writer.raw(STATUS)
     rig.wait(pane, last, len(STATUS))
@@ -277,7 +251,7 @@ def events(rig: Rig, rng: random.Random, rounds: int = 170) -> tuple[Tally, Tall
     """Class 3: random bursts, some rounds after an event; (quiet, event) tallies."""
     quiet, evented = Tally(), Tally()
     pane, writer = rig.pane(limit=500, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     rig.wait(pane, writer.lines(30))
     checker.read(quiet)
     for _ in range(rounds):
@@ -299,7 +273,7 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     1-8 lines as each read starts, so they reach tmux during the read."""
     tally = Tally()
     pane, writer = rig.pane(limit=2000, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     checker.read(tally)
     go = threading.Semaphore(0)
     done = threading.Event()
@@ -329,50 +303,6 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     return tally
 
 
-def announced_tmux(path: str | None) -> str:
-    """The tmux to run (``path``, else the one on PATH; exit 2 if none), its
-    version printed as the report's first line."""
-    binary = path or shutil.which("tmux")
-    if binary is None:
-        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
-        raise SystemExit(2)
-    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
-    print(f"{version.stdout.strip()}\n")
-    return binary
-
-
-@contextlib.contextmanager
-def private_server(
-    binary: str, *, control: bool, watch: bool
-) -> Iterator[tuple[TmuxBackend, ServerRef, Callable[..., str]]]:
-    """gridmux's real backend, a private tmux server's reference and a runner
-    of raw tmux commands on it; the server is killed and its folder removed
-    at the end."""
-    root = Path(tempfile.mkdtemp(prefix="gmbench-"))
-    socket = str(root / "sock")
-
-    def tmux(*argv: str) -> str:
-        done = subprocess.run(
-            [binary, "-S", socket, "-f", "/dev/null", *argv],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return done.stdout
-
-    backend = load_backend(
-        Settings(backend="tmux", tmux_bin=binary, control_mode=control, watch=watch)
-    )
-    try:
-        yield backend, ServerRef(socket_path=socket), tmux
-    finally:
-        close = getattr(backend, "close", None)
-        if callable(close):
-            close()
-        subprocess.run([binary, "-S", socket, "kill-server"], check=False, capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
-
-
 def run_classes(rig: Rig, seed: int = 13) -> dict[str, Tally]:
     rng = random.Random(seed)
     quiet, evented = events(rig, rng)
@@ -390,10 +320,13 @@ def main() -> None:
     parser.add_argument("--tmux-bin")
     parser.add_argument("--control", default="on,off")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--watch", choices=("on", "off"), default="on")
     args = parser.parse_args()
-    watch = args.watch == "on"
-    binary = announced_tmux(args.tmux_bin)
+    binary = args.tmux_bin or shutil.which("tmux")
+    if binary is None:
+        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
+        raise SystemExit(2)
+    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
+    print(f"{version.stdout.strip()}\n")
     print(
         "| class | control | reads | exact | silent losses | needless misses "
         "| of which shallow cursor | rows gone |"
@@ -402,9 +335,22 @@ def main() -> None:
     bad = 0
     longest = 0
     for mode in args.control.split(","):
-        with private_server(binary, control=mode == "on", watch=watch) as (backend, server, tmux):
+        root = Path(tempfile.mkdtemp(prefix="gmclasses-"))
+        socket = str(root / "sock")
+
+        def tmux(*argv: str, socket: str = socket) -> str:
+            done = subprocess.run(
+                [binary, "-S", socket, "-f", "/dev/null", *argv],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            return done.stdout
+
+        backend = load_backend(Settings(backend="tmux", tmux_bin=binary, control_mode=mode == "on"))
+        try:
             tmux("new-session", "-d", "-s", "keep", "exec sleep 100000")
-            rig = Rig(backend, server, tmux, watch=watch)
+            rig = Rig(backend, ServerRef(socket_path=socket), tmux)
             for name, t in run_classes(rig, args.seed).items():
                 print(
                     f"| {name} | {mode} | {t.reads} | {t.exact} | {t.silent} | "
@@ -412,9 +358,14 @@ def main() -> None:
                 )
                 for note in t.notes:
                     print(f"  {name}, control {mode}: {note}", file=sys.stderr)
-                # without the watch a shallow cursor's miss is the documented limit
-                bad += t.silent + t.needless - (0 if watch else t.shallow)
+                bad += t.silent + t.needless - t.shallow
                 longest = max(longest, t.longest_cursor)
+        finally:
+            close = getattr(backend, "close", None)
+            if callable(close):
+                close()
+            subprocess.run([binary, "-S", socket, "kill-server"], check=False, capture_output=True)
+            shutil.rmtree(root, ignore_errors=True)
     print(f"\nlongest cursor: {longest} characters (budget 100)")
     raise SystemExit(1 if bad or longest > 100 else 0)
 

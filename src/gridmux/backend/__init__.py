@@ -26,7 +26,6 @@ from ._ids import (
     Form,
     is_json_layout,
 )
-from ._plain import only_appended
 from ._protocol import TmuxBackend
 from ._types import (
     BufferInfo,
@@ -87,6 +86,5 @@ __all__ = [
     "WindowInfo",
     "hook_names",
     "is_json_layout",
-    "only_appended",
     "resolve_row_range",
 ]

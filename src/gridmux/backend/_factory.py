@@ -15,5 +15,4 @@ def tmux_backend(settings: object) -> TmuxBackend:
             socket_path=getattr(settings, "socket_path", None),
         ),
         control_mode=getattr(settings, "control_mode", True),
-        watch=getattr(settings, "watch", True),
     )

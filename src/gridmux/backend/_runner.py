@@ -46,7 +46,7 @@ class TmuxRunner:
         if command_timeout <= 0:
             raise ValueError("command_timeout must be positive")
         self.command_timeout = command_timeout
-        program = self.program = TmuxProgram(tmux_bin)
+        program = TmuxProgram(tmux_bin)
         self.subprocess = SubprocessTransport(program, timeout=command_timeout)
         if not transports:
             control = [ControlTransport(program, timeout=command_timeout)] if control_mode else []

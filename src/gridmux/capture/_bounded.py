@@ -59,7 +59,6 @@ from ._core import (
     ReadPlan,
     SnapshotView,
     StateView,
-    Vouch,
     _check_identity,
     _untrimmed,
     advance,
@@ -188,21 +187,19 @@ def follow(
     read: Callable[[ReadPlan], SnapshotView],
     *,
     memory: RowMemory | None = None,
-    vouch: Vouch | None = None,
 ) -> Reading:
     """A follow-up as ``capture_since`` makes it: the bounded read when
     ``ledger`` (the cursor's, if the caller kept it) can prove the position,
-    else the full read and the content proof (and ``vouch``, see ``advance``).
-    ``read`` takes one atomic snapshot of the rows a plan names. The reading
-    carries its cursor's ledger."""
+    else the full read and the content proof. ``read`` takes one atomic
+    snapshot of the rows a plan names. The reading carries its cursor's ledger."""
     if ledger is not None:
         snap = read(bounded_plan(cursor))
         if snap.top == 0:  # the pane's whole grid: the content proof is as cheap
-            return advance(cursor, snap, memory=memory, keep_ledger=True, vouch=vouch)
+            return advance(cursor, snap, memory=memory, keep_ledger=True)
         found = advance_bounded(cursor, ledger, snap, memory=memory)
         if found is not None:
             return found
-    return advance(cursor, read(FOLLOW_PLAN), memory=memory, keep_ledger=True, vouch=vouch)
+    return advance(cursor, read(FOLLOW_PLAN), memory=memory, keep_ledger=True)
 
 
 class Ledgers:

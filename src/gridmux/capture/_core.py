@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -209,36 +209,23 @@ def first(
     return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
-#: Whether the pane only appended plain output between the cursor's snapshot
-#: and this one: the output watch's proof (``gridmux.backend._watch``), asked
-#: only when the rows cannot place the cursor.
-Vouch = Callable[[SnapshotView], bool]
-
-
 def advance(
     cursor: Cursor,
     snapshot: SnapshotView,
     *,
     memory: RowMemory | None = None,
     keep_ledger: bool = False,
-    vouch: Vouch | None = None,
 ) -> Reading:
     """Everything written or rewritten since ``cursor``, or an honest miss.
 
     With ``keep_ledger`` the reading carries the new cursor's ledger (for a
-    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row.
-    ``vouch`` places a cursor the rows cannot place (a young one): when it
-    says the pane only appended, the anchor is where it was."""
+    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row."""
     state = snapshot.state
     _check_identity(cursor, state)
     if snapshot.top != 0:
         raise ValueError("advance() needs a snapshot of every retained row (FOLLOW_PLAN)")
     rows = Rows(snapshot, memory)
-
-    def vouched() -> bool:
-        return vouch is not None and vouch(snapshot)
-
-    reading = _advance(cursor, rows, state, vouched)
+    reading = _advance(cursor, rows, state)
     return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
@@ -251,7 +238,7 @@ def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
     return dataclasses.replace(reading, ledger=rows.ledger_range(0, reading.cursor.anchor))
 
 
-def _advance(cursor: Cursor, rows: Rows, state: StateView, vouched: Callable[[], bool]) -> Reading:
+def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
     if state.alternate_on:
         # A full-screen program owns the screen; there is no transcript to diff.
         return _full_screen(rows, state, lines_missed=True)
@@ -265,8 +252,6 @@ def _advance(cursor: Cursor, rows: Rows, state: StateView, vouched: Callable[[],
         # vouch for a position (see _reflow_cells).
         return _visible(rows, state, lines_missed=True, top=0 if not cursor.sentinels else None)
     position = _locate(cursor, rows, reflowed=reflowed, untrimmed=_untrimmed(state))
-    if position is None and not reflowed and _in_place(cursor, rows) and vouched():
-        position = cursor.anchor  # nothing moved a row: the anchor is where it was
     new_anchor = state.history_size + state.cursor_y
     if position is None or new_anchor < position:
         # A cursor whose window reached the top had seen the whole grid:
@@ -372,16 +357,6 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
             return None
         retained = True
     return position if retained or untrimmed else None
-
-
-def _in_place(cursor: Cursor, rows: Rows) -> bool:
-    """The cursor's window rows are still right above its anchor's index."""
-    k = len(cursor.window)
-    return (
-        rows.top <= cursor.anchor - k
-        and cursor.anchor < rows.end
-        and fits(rows.hash_range(cursor.anchor - k, cursor.anchor), cursor.window)
-    )
 
 
 def _young(cursor: Cursor) -> bool:
