@@ -15,17 +15,22 @@ the process's ledgers, else the full read):
    height or change ``history-limit``; the *quiet* rounds (no event) are
    counted apart from the *event* rounds;
 4. **stream**: a thread prints numbered lines continuously while the pane is
-   read back to back.
+   read back to back;
+7. **shallow anchors at the limit**: limits 300 and 1,500, height 24; before
+   each read a burst sized so that trimming leaves 0-16 rows (at random)
+   above the last row read, the row itself still held (``burst_to``).
 
 Every output line is ``Z`` and a 7-digit number, unique, so each reading is
 checked (``Checker``): an exact reading must continue the numbering with no
 gap or repeat (else a *silent loss*); a ``lines_missed`` reading is
 *needless* when tmux still held the first line not yet delivered (checked
 right after the read: rows never come back, so held then means held at the
-read), else the rows were really *gone*. Class 5 (cost against history size)
-is ``bench.history_curve``; class 6 (cursor length) is the longest cursor
-seen here. ``tests/integration/test_capture_classes_tmux.py`` runs the same
-classes in CI.
+read), else the rows were really *gone*. A miss of a *shallow* cursor (no
+sentinel row) must say how many leading lines may repeat (``may_repeat``)
+and return every row tmux holds: a held row it left out is counted. Class 5
+(cost against history size) is ``bench.history_curve``; class 6 (cursor
+length) is the longest cursor seen here.
+``tests/integration/test_capture_classes_tmux.py`` runs the same classes in CI.
 """
 
 from __future__ import annotations
@@ -80,6 +85,10 @@ class Tally:
     #: may have trimmed or, with fewer than MIN_EVIDENCE, at all
     #: (docs/capture-since.md, "When a miss can still happen")
     shallow: int = 0
+    #: shallow misses that named leading lines that may repeat (``may_repeat``)
+    repeat: int = 0
+    #: shallow misses that left out a row tmux held (must be 0)
+    left_out: int = 0
     gone: int = 0
     longest_cursor: int = 0
     #: what went wrong, for the report (first few)
@@ -152,13 +161,29 @@ class Checker:
         tally.reads += 1
         if reading.lines_missed:
             first_new = line(self.last + 1)
-            if self.held(first_new):
+            held = self.held(first_new)
+            if held:
                 tally.needless += 1
                 tally.shallow += shallow
                 if not shallow and len(tally.notes) < 5:
                     tally.notes.append(f"needless miss: {first_new} still held")
             else:
                 tally.gone += 1
+            if shallow:
+                # every row tmux holds is returned, the repeats counted: a
+                # held row missing before a later one returned was left out
+                # (a row after every one returned may have come after the read)
+                tally.repeat += reading.may_repeat > 0
+                later = [int(m.group(1)) for t in reading.lines if (m := NUMBER.match(t))]
+                if held and first_new not in reading.lines and max(later, default=-1) > self.last:
+                    tally.left_out += 1
+                    tally.notes.append(f"a shallow miss left out {first_new}")
+            # a line delivered before may come again only among the first may_repeat
+            for at, text in enumerate(reading.lines[reading.may_repeat :]):
+                if (m := NUMBER.match(text)) and int(m.group(1)) <= self.last:
+                    tally.silent += 1
+                    tally.notes.append(f"{text} repeated at {at + reading.may_repeat}, unflagged")
+                    break
             self.resync(reading)
             return
         tally.exact += 1
@@ -303,6 +328,65 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     return tally
 
 
+def trimmed(history: int, lines: int, limit: int) -> int:
+    """Rows tmux trims from a history of ``history`` rows while ``lines``
+    more scroll into it: a tenth of the limit each time a row would enter a
+    full history (``grid_collect_history``)."""
+    batch, gone = max(1, limit // 10), 0
+    for _ in range(lines):
+        if history >= limit:
+            history -= batch
+            gone += batch
+        history += 1
+    return gone
+
+
+def burst_to(history: int, limit: int, trim: int) -> int:
+    """The fewest lines that make tmux trim exactly ``trim`` rows (a whole
+    number of trim batches) from a full screen over ``history`` rows."""
+    lines = 0
+    while (gone := trimmed(history, lines, limit)) < trim:
+        lines += 1
+    if gone != trim:
+        raise ValueError(f"{trim} rows is no whole number of trims at limit {limit}")
+    return lines
+
+
+def shallow_anchors(rig: Rig, rng: random.Random, rounds: int = 60) -> Tally:
+    """Class 7: bursts that trim the history to within 0-16 rows above the
+    last row read. A few lines first (read, not counted) put the cursor where
+    a whole number of trims leaves the chosen count above it."""
+    tally, setup = Tally(), Tally()
+    for limit in (300, 1500):
+        pane, writer = rig.pane(limit=limit, height=24)
+        checker = Checker(rig.backend, rig.server, pane)
+        rig.wait(pane, writer.lines(limit + 30))
+        checker.read(setup)
+        batch = max(1, limit // 10)
+        for _ in range(rounds // 2):
+            above = rng.randint(0, 16)
+            assert checker.cursor is not None
+            # lines end with a newline: the last row read is above the anchor
+            pad = (above + 1 - checker.cursor.anchor) % batch
+            if pad:
+                rig.wait(pane, writer.lines(pad))
+                checker.read(setup)
+            cursor = checker.cursor
+            lines = burst_to(cursor.history_size, limit, cursor.anchor - 1 - above)
+            rig.wait(pane, writer.lines(lines))
+            rows = rig.backend.snapshot(rig.server, pane, start="-").rows
+            if rows.index(line(checker.last)) != above:
+                setup.silent += 1  # the class measured something else: fail it
+                setup.notes.append(f"{line(checker.last)} not {above} rows from the top")
+            checker.read(tally)
+        rig.close(pane, writer)
+    tally.silent += setup.silent
+    tally.needless += setup.needless
+    tally.notes += setup.notes
+    tally.longest_cursor = max(tally.longest_cursor, setup.longest_cursor)
+    return tally
+
+
 def run_classes(rig: Rig, seed: int = 13) -> dict[str, Tally]:
     rng = random.Random(seed)
     quiet, evented = events(rig, rng)
@@ -312,6 +396,7 @@ def run_classes(rig: Rig, seed: int = 13) -> dict[str, Tally]:
         "3 quiet rounds after events": quiet,
         "3 event rounds": evented,
         "4 streaming": stream(rig, rng),
+        "7 bursts to 0-16 rows above the last read": shallow_anchors(rig, rng),
     }
 
 
@@ -329,9 +414,9 @@ def main() -> None:
     print(f"{version.stdout.strip()}\n")
     print(
         "| class | control | reads | exact | silent losses | needless misses "
-        "| of which shallow cursor | rows gone |"
+        "| of which shallow cursor | with may_repeat | held rows left out | rows gone |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     bad = 0
     longest = 0
     for mode in args.control.split(","):
@@ -354,11 +439,11 @@ def main() -> None:
             for name, t in run_classes(rig, args.seed).items():
                 print(
                     f"| {name} | {mode} | {t.reads} | {t.exact} | {t.silent} | "
-                    f"{t.needless} | {t.shallow} | {t.gone} |"
+                    f"{t.needless} | {t.shallow} | {t.repeat} | {t.left_out} | {t.gone} |"
                 )
                 for note in t.notes:
                     print(f"  {name}, control {mode}: {note}", file=sys.stderr)
-                bad += t.silent + t.needless - t.shallow
+                bad += t.silent + t.needless - t.shallow + t.left_out
                 longest = max(longest, t.longest_cursor)
         finally:
             close = getattr(backend, "close", None)

@@ -11,7 +11,7 @@ real tmux.
 
 from __future__ import annotations
 
-from bench.since_classes import STATUS, Checker, Tally, line
+from bench.since_classes import STATUS, Checker, Tally, burst_to, line
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,8 +31,11 @@ class SimPane(Pane):
 
 
 def clean(tally: Tally) -> None:
+    """No silent loss (nor a repeat outside ``may_repeat``), no needless miss
+    but a shallow cursor's, and those return every held row."""
     assert tally.silent == 0, tally.notes
     assert tally.needless == tally.shallow, tally.notes
+    assert tally.left_out == 0, tally.notes
 
 
 @given(
@@ -44,17 +47,59 @@ def test_a_young_cursor_misses_only_while_it_is_young(
     version: str, height: int, script: list[int]
 ) -> None:
     """A fresh pane, read at once and after every few lines: a miss is owed
-    only to a cursor with fewer than MIN_EVIDENCE rows above it."""
+    only to a cursor with fewer than MIN_EVIDENCE rows above it, and it says
+    which lines may repeat: every numbered line it had delivered, which the
+    simulator's rows show, and no other."""
     pane = SimPane(version, limit=2000, height=height)
     tally = Tally()
     pane.checker.read(tally)
     for count in script:
         pane.numbered(count)
-        young = pane.checker.cursor is not None and len(pane.checker.cursor.window) < MIN_EVIDENCE
-        before = tally.needless
-        pane.checker.read(tally)
+        cursor = pane.checker.cursor
+        assert cursor is not None
+        young = len(cursor.window) < MIN_EVIDENCE
+        before, delivered = tally.needless, pane.checker.last
+        reading = pane.checker.read(tally)
         assert young or tally.needless == before
+        if reading.lines_missed:
+            # every row the pane holds, from its first
+            assert list(reading.lines) == pane.above_anchor()[: len(reading.lines)]
+            assert pane.next - 1 == pane.checker.last  # no numbered line left out
+            # the cursor had seen its anchor's rows: exactly those may repeat
+            assert reading.may_repeat == min(cursor.anchor + cursor.shown, len(reading.lines))
+            assert (delivered + 1, cursor.shown) == (cursor.anchor, False)
     clean(tally)
+
+
+@given(
+    version=st.sampled_from(["3.2a", "3.3a", "3.8"]),
+    limit=st.sampled_from([40, 300, 1500]),
+    data=st.data(),
+)
+def test_bursts_that_trim_to_a_few_rows_above_the_last_read_are_exact(
+    version: str, limit: int, data: st.DataObject
+) -> None:
+    """Bursts that leave 0-16 rows above the last row read, the row itself
+    held: the ledger places every follow-up, the rows alone could not."""
+    pane = SimPane(version, limit=limit, height=24)
+    tally, setup = Tally(), Tally()
+    pane.numbered(limit + 30)
+    pane.checker.read(setup)
+    batch = max(1, limit // 10)
+    for above in data.draw(st.lists(st.integers(0, 16), min_size=1, max_size=6)):
+        cursor = pane.checker.cursor
+        assert cursor is not None
+        if pad := (above + 1 - cursor.anchor) % batch:
+            pane.numbered(pad)
+            pane.checker.read(setup)
+            cursor = pane.checker.cursor
+            assert cursor is not None
+        pane.numbered(burst_to(cursor.history_size, limit, cursor.anchor - 1 - above))
+        assert pane.history().index(line(pane.checker.last)) == above  # the simulator's truth
+        pane.checker.read(tally)
+    clean(setup)
+    clean(tally)
+    assert tally.exact == tally.reads
 
 
 @given(

@@ -152,14 +152,19 @@ async def test_a_young_cursor_resynchronises_from_the_top(
     first = await since(client, pane_id=pane)
     assert first["lines"] == ["$"]  # capture-pane trims trailing blanks
     # Even unchanged it misses: `clear` at a bare prompt would look the same.
+    # Every row is returned, the one it had seen flagged as a possible repeat.
     same = await since(client, cursor=first["cursor"])
-    assert (same["lines"], same["lines_missed"]) == (["$"], True)
+    assert (same["lines"], same["lines_missed"], same["may_repeat"]) == (["$"], True, 1)
     write(backend, pane, "make\n" + "".join(f"cc {i}\n" for i in range(30)) + "$ ")
     out = await since(client, cursor=same["cursor"])
-    assert out["lines_missed"] is True
+    assert (out["lines_missed"], out["may_repeat"]) == (True, 1)
     assert out["lines"] == ["$ make"] + [f"cc {i}" for i in range(30)] + ["$"]
     later = await since(client, cursor=out["cursor"])
-    assert (later["lines"], later["lines_missed"]) == ([], False)
+    assert (later["lines"], later["lines_missed"], later["may_repeat"]) == ([], False, 0)
+    # Truncation drops the head first: the possible repeat with it.
+    write(backend, pane, "x\n")
+    young = await since(client, cursor=first["cursor"], max_lines=2)
+    assert (young["truncated_lines"], young["may_repeat"]) == (30, 0)
 
 
 async def test_dead_pane_refuses_with_a_recovery_hint(

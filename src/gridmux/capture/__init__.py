@@ -4,8 +4,6 @@ from ._bounded import Ledgers, advance_bounded, bounded_plan, follow
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
-    LEDGER_MIN,
-    MIN_EVIDENCE,
     REACH,
     CursorRejected,
     Reading,
@@ -28,12 +26,12 @@ from ._cursor import (
     row_hash,
 )
 from ._limits import Limited, limit_tail, line_cost
+from ._reflow import MIN_EVIDENCE
 from ._rows import RowMemory
 
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
-    "LEDGER_MIN",
     "MAX_LENGTH",
     "MIN_EVIDENCE",
     "PREFIX",

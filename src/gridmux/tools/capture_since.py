@@ -91,7 +91,9 @@ async def capture_since(
 
     lines_missed=true means rows could not be recovered exactly (trimmed
     by history-limit, cleared, rewrapped by a width change, or ambiguous):
-    lines is then the visible screen and the new cursor starts there.
+    lines is then the visible screen and the new cursor starts there. In a
+    fresh pane (a cursor with few rows above it) it is every row the pane
+    holds instead, and its first may_repeat lines may repeat rows you got.
     first_line_rewritten=true means lines[0] replaces the last line you
     got before (e.g. a command typed at the prompt). Truncation drops the
     oldest lines and is reported in truncated_lines/truncated_bytes.
@@ -155,6 +157,7 @@ async def capture_since(
         lines=list(limited.lines),
         elapsed_seconds=round(time.perf_counter() - started, 6),
         lines_missed=reading.lines_missed,
+        may_repeat=max(0, reading.may_repeat - limited.truncated_lines),
         truncated=limited.truncated,
         truncated_lines=limited.truncated_lines,
         truncated_bytes=limited.truncated_bytes,
