@@ -328,25 +328,18 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     return tally
 
 
-def trimmed(history: int, lines: int, limit: int) -> int:
-    """Rows tmux trims from a history of ``history`` rows while ``lines``
-    more scroll into it: a tenth of the limit each time a row would enter a
-    full history (``grid_collect_history``)."""
-    batch, gone = max(1, limit // 10), 0
-    for _ in range(lines):
+def burst_to(history: int, limit: int, trim: int) -> int:
+    """The fewest lines that make tmux trim exactly ``trim`` rows (a whole
+    number of trim batches) from a full screen over ``history`` rows: a
+    tenth of the limit each time a row would enter a full history
+    (``grid_collect_history``)."""
+    batch, gone, lines = max(1, limit // 10), 0, 0
+    while gone < trim:
+        lines += 1
         if history >= limit:
             history -= batch
             gone += batch
         history += 1
-    return gone
-
-
-def burst_to(history: int, limit: int, trim: int) -> int:
-    """The fewest lines that make tmux trim exactly ``trim`` rows (a whole
-    number of trim batches) from a full screen over ``history`` rows."""
-    lines = 0
-    while (gone := trimmed(history, lines, limit)) < trim:
-        lines += 1
     if gone != trim:
         raise ValueError(f"{trim} rows is no whole number of trims at limit {limit}")
     return lines
