@@ -15,23 +15,27 @@ the process's ledgers, else the full read):
    height or change ``history-limit``; the *quiet* rounds (no event) are
    counted apart from the *event* rounds;
 4. **stream**: a thread prints numbered lines continuously while the pane is
-   read back to back.
+   read back to back;
+7. **shallow anchors at the limit**: limits 300 and 1,500, height 24; before
+   each read a burst sized so that trimming leaves 0-16 rows (at random)
+   above the last row read, the row itself still held (``burst_to``).
 
 Every output line is ``Z`` and a 7-digit number, unique, so each reading is
 checked (``Checker``): an exact reading must continue the numbering with no
 gap or repeat (else a *silent loss*); a ``lines_missed`` reading is
 *needless* when tmux still held the first line not yet delivered (checked
 right after the read: rows never come back, so held then means held at the
-read), else the rows were really *gone*. Class 5 (cost against history size)
-is ``bench.history_curve``; class 6 (cursor length) is the longest cursor
-seen here. ``tests/integration/test_capture_classes_tmux.py`` runs the same
-classes in CI.
+read), else the rows were really *gone*. A miss of a *shallow* cursor (no
+sentinel row) must say how many leading lines may repeat (``may_repeat``)
+and return every row tmux holds: a held row it left out is counted. Class 5
+(cost against history size) is ``bench.history_curve``; class 6 (cursor
+length) is the longest cursor seen here.
+``tests/integration/test_capture_classes_tmux.py`` runs the same classes in CI.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import re
@@ -41,25 +45,25 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gridmux.app import load_backend
-from gridmux.backend import ServerRef
+from gridmux.backend import PaneSnapshot, ServerRef
 from gridmux.backend._protocol import TmuxBackend
 from gridmux.capture import (
     FIRST_PLAN,
     Cursor,
     Ledgers,
     Reading,
+    ReadPlan,
     RowMemory,
     first,
     follow,
 )
 from gridmux.settings import Settings
-from gridmux.tools._context import Marks
-from gridmux.tools.capture_since import watched_read
+from gridmux.tools.capture_since import read_plan
 
 NUMBER = re.compile(r"^Z(\d{7})$")
 #: Column of the cursor after the status row.
@@ -81,6 +85,10 @@ class Tally:
     #: may have trimmed or, with fewer than MIN_EVIDENCE, at all
     #: (docs/capture-since.md, "When a miss can still happen")
     shallow: int = 0
+    #: shallow misses that named leading lines that may repeat (``may_repeat``)
+    repeat: int = 0
+    #: shallow misses that left out a row tmux held (must be 0)
+    left_out: int = 0
     gone: int = 0
     longest_cursor: int = 0
     #: what went wrong, for the report (first few)
@@ -115,55 +123,32 @@ class Writer:
 class Checker:
     """Follows one pane as ``capture_since`` does and checks every reading."""
 
-    def __init__(
-        self, backend: TmuxBackend, server: ServerRef, pane_id: str, *, watch: bool = True
-    ) -> None:
+    def __init__(self, backend: TmuxBackend, server: ServerRef, pane_id: str) -> None:
         self.backend, self.server, self.pane_id = backend, server, pane_id
-        self.watch = watch
         self.ledgers = Ledgers()
-        self.marks = Marks()
         self.memory = RowMemory()
         self.cursor: Cursor | None = None
         #: the highest numbered line delivered in order, and the last line delivered
         self.last = -1
         self.tail = ""
 
+    def snapshot(self, plan: ReadPlan) -> PaneSnapshot:
+        return read_plan(self.backend, self.server, self.pane_id, plan)
+
     def held(self, text: str) -> bool:
         return text in self.backend.snapshot(self.server, self.pane_id, start="-").rows
 
     def read(self, tally: Tally) -> Reading:
-        cursor = self.cursor
-        if cursor is None:
-            reading, mark = watched_read(
-                self.backend,
-                self.server,
-                self.pane_id,
-                lambda snapshot, _vouch: first(
-                    snapshot(FIRST_PLAN), memory=self.memory, keep_ledger=True
-                ),
-                None,
-                watch=self.watch,
-            )
+        if self.cursor is None:
+            reading = first(self.snapshot(FIRST_PLAN), memory=self.memory, keep_ledger=True)
             self.resync(reading)
         else:
-            text = cursor.encode()
-            ledger = self.ledgers.get(text)
-            reading, mark = watched_read(
-                self.backend,
-                self.server,
-                self.pane_id,
-                lambda snapshot, vouch: follow(
-                    cursor, ledger, snapshot, memory=self.memory, vouch=vouch
-                ),
-                self.marks.get(text),
-                watch=self.watch,
-            )
-            self.check(reading, tally, shallow=not cursor.sentinels)
+            text = self.cursor.encode()
+            reading = follow(self.cursor, self.ledgers.get(text), self.snapshot, memory=self.memory)
+            self.check(reading, tally, shallow=not self.cursor.sentinels)
         self.cursor = reading.cursor
         encoded = reading.cursor.encode()
         self.ledgers.put(encoded, reading.ledger)
-        if mark is not None:
-            self.marks.put(encoded, mark)
         tally.longest_cursor = max(tally.longest_cursor, len(encoded))
         return reading
 
@@ -176,13 +161,29 @@ class Checker:
         tally.reads += 1
         if reading.lines_missed:
             first_new = line(self.last + 1)
-            if self.held(first_new):
+            held = self.held(first_new)
+            if held:
                 tally.needless += 1
                 tally.shallow += shallow
                 if not shallow and len(tally.notes) < 5:
                     tally.notes.append(f"needless miss: {first_new} still held")
             else:
                 tally.gone += 1
+            if shallow:
+                # every row tmux holds is returned, the repeats counted: a
+                # held row missing before a later one returned was left out
+                # (a row after every one returned may have come after the read)
+                tally.repeat += reading.may_repeat > 0
+                later = [int(m.group(1)) for t in reading.lines if (m := NUMBER.match(t))]
+                if held and first_new not in reading.lines and max(later, default=-1) > self.last:
+                    tally.left_out += 1
+                    tally.notes.append(f"a shallow miss left out {first_new}")
+            # a line delivered before may come again only among the first may_repeat
+            for at, text in enumerate(reading.lines[reading.may_repeat :]):
+                if (m := NUMBER.match(text)) and int(m.group(1)) <= self.last:
+                    tally.silent += 1
+                    tally.notes.append(f"{text} repeated at {at + reading.may_repeat}, unflagged")
+                    break
             self.resync(reading)
             return
         tally.exact += 1
@@ -209,8 +210,6 @@ class Rig:
     server: ServerRef
     #: runs one tmux command on the server, its stdout
     tmux: Callable[..., str]
-    #: whether capture_since may use the output watch (``--watch``)
-    watch: bool = True
 
     def pane(self, *, limit: int, height: int) -> tuple[str, Writer]:
         self.tmux("set-option", "-g", "history-limit", str(limit))
@@ -245,7 +244,7 @@ def fresh(rig: Rig, rng: random.Random, sessions: int = 25, follow_ups: int = 5)
     tally = Tally()
     for _ in range(sessions):
         pane, writer = rig.pane(limit=2000, height=24)
-        checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+        checker = Checker(rig.backend, rig.server, pane)
         checker.read(tally)
         for _ in range(follow_ups):
             writer.lines(rng.randint(1, 3))
@@ -259,7 +258,7 @@ def status(rig: Rig, rng: random.Random, rounds: int = 100) -> Tally:
     del rng
     tally = Tally()
     pane, writer = rig.pane(limit=100, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     last = writer.lines(1)
     writer.raw(STATUS)
     rig.wait(pane, last, len(STATUS))
@@ -277,7 +276,7 @@ def events(rig: Rig, rng: random.Random, rounds: int = 170) -> tuple[Tally, Tall
     """Class 3: random bursts, some rounds after an event; (quiet, event) tallies."""
     quiet, evented = Tally(), Tally()
     pane, writer = rig.pane(limit=500, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     rig.wait(pane, writer.lines(30))
     checker.read(quiet)
     for _ in range(rounds):
@@ -299,7 +298,7 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     1-8 lines as each read starts, so they reach tmux during the read."""
     tally = Tally()
     pane, writer = rig.pane(limit=2000, height=24)
-    checker = Checker(rig.backend, rig.server, pane, watch=rig.watch)
+    checker = Checker(rig.backend, rig.server, pane)
     checker.read(tally)
     go = threading.Semaphore(0)
     done = threading.Event()
@@ -329,48 +328,56 @@ def stream(rig: Rig, rng: random.Random, reads: int = 300) -> Tally:
     return tally
 
 
-def announced_tmux(path: str | None) -> str:
-    """The tmux to run (``path``, else the one on PATH; exit 2 if none), its
-    version printed as the report's first line."""
-    binary = path or shutil.which("tmux")
-    if binary is None:
-        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
-        raise SystemExit(2)
-    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
-    print(f"{version.stdout.strip()}\n")
-    return binary
+def burst_to(history: int, limit: int, trim: int) -> int:
+    """The fewest lines that make tmux trim exactly ``trim`` rows (a whole
+    number of trim batches) from a full screen over ``history`` rows: a
+    tenth of the limit each time a row would enter a full history
+    (``grid_collect_history``)."""
+    batch, gone, lines = max(1, limit // 10), 0, 0
+    while gone < trim:
+        lines += 1
+        if history >= limit:
+            history -= batch
+            gone += batch
+        history += 1
+    if gone != trim:
+        raise ValueError(f"{trim} rows is no whole number of trims at limit {limit}")
+    return lines
 
 
-@contextlib.contextmanager
-def private_server(
-    binary: str, *, control: bool, watch: bool
-) -> Iterator[tuple[TmuxBackend, ServerRef, Callable[..., str]]]:
-    """gridmux's real backend, a private tmux server's reference and a runner
-    of raw tmux commands on it; the server is killed and its folder removed
-    at the end."""
-    root = Path(tempfile.mkdtemp(prefix="gmbench-"))
-    socket = str(root / "sock")
-
-    def tmux(*argv: str) -> str:
-        done = subprocess.run(
-            [binary, "-S", socket, "-f", "/dev/null", *argv],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return done.stdout
-
-    backend = load_backend(
-        Settings(backend="tmux", tmux_bin=binary, control_mode=control, watch=watch)
-    )
-    try:
-        yield backend, ServerRef(socket_path=socket), tmux
-    finally:
-        close = getattr(backend, "close", None)
-        if callable(close):
-            close()
-        subprocess.run([binary, "-S", socket, "kill-server"], check=False, capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
+def shallow_anchors(rig: Rig, rng: random.Random, rounds: int = 60) -> Tally:
+    """Class 7: bursts that trim the history to within 0-16 rows above the
+    last row read. A few lines first (read, not counted) put the cursor where
+    a whole number of trims leaves the chosen count above it."""
+    tally, setup = Tally(), Tally()
+    for limit in (300, 1500):
+        pane, writer = rig.pane(limit=limit, height=24)
+        checker = Checker(rig.backend, rig.server, pane)
+        rig.wait(pane, writer.lines(limit + 30))
+        checker.read(setup)
+        batch = max(1, limit // 10)
+        for _ in range(rounds // 2):
+            above = rng.randint(0, 16)
+            assert checker.cursor is not None
+            # lines end with a newline: the last row read is above the anchor
+            pad = (above + 1 - checker.cursor.anchor) % batch
+            if pad:
+                rig.wait(pane, writer.lines(pad))
+                checker.read(setup)
+            cursor = checker.cursor
+            lines = burst_to(cursor.history_size, limit, cursor.anchor - 1 - above)
+            rig.wait(pane, writer.lines(lines))
+            rows = rig.backend.snapshot(rig.server, pane, start="-").rows
+            if rows.index(line(checker.last)) != above:
+                setup.silent += 1  # the class measured something else: fail it
+                setup.notes.append(f"{line(checker.last)} not {above} rows from the top")
+            checker.read(tally)
+        rig.close(pane, writer)
+    tally.silent += setup.silent
+    tally.needless += setup.needless
+    tally.notes += setup.notes
+    tally.longest_cursor = max(tally.longest_cursor, setup.longest_cursor)
+    return tally
 
 
 def run_classes(rig: Rig, seed: int = 13) -> dict[str, Tally]:
@@ -382,6 +389,7 @@ def run_classes(rig: Rig, seed: int = 13) -> dict[str, Tally]:
         "3 quiet rounds after events": quiet,
         "3 event rounds": evented,
         "4 streaming": stream(rig, rng),
+        "7 bursts to 0-16 rows above the last read": shallow_anchors(rig, rng),
     }
 
 
@@ -390,31 +398,52 @@ def main() -> None:
     parser.add_argument("--tmux-bin")
     parser.add_argument("--control", default="on,off")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--watch", choices=("on", "off"), default="on")
     args = parser.parse_args()
-    watch = args.watch == "on"
-    binary = announced_tmux(args.tmux_bin)
+    binary = args.tmux_bin or shutil.which("tmux")
+    if binary is None:
+        print("no tmux on PATH (pass --tmux-bin)", file=sys.stderr)
+        raise SystemExit(2)
+    version = subprocess.run([binary, "-V"], capture_output=True, text=True, check=False)
+    print(f"{version.stdout.strip()}\n")
     print(
         "| class | control | reads | exact | silent losses | needless misses "
-        "| of which shallow cursor | rows gone |"
+        "| of which shallow cursor | with may_repeat | held rows left out | rows gone |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     bad = 0
     longest = 0
     for mode in args.control.split(","):
-        with private_server(binary, control=mode == "on", watch=watch) as (backend, server, tmux):
+        root = Path(tempfile.mkdtemp(prefix="gmclasses-"))
+        socket = str(root / "sock")
+
+        def tmux(*argv: str, socket: str = socket) -> str:
+            done = subprocess.run(
+                [binary, "-S", socket, "-f", "/dev/null", *argv],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            return done.stdout
+
+        backend = load_backend(Settings(backend="tmux", tmux_bin=binary, control_mode=mode == "on"))
+        try:
             tmux("new-session", "-d", "-s", "keep", "exec sleep 100000")
-            rig = Rig(backend, server, tmux, watch=watch)
+            rig = Rig(backend, ServerRef(socket_path=socket), tmux)
             for name, t in run_classes(rig, args.seed).items():
                 print(
                     f"| {name} | {mode} | {t.reads} | {t.exact} | {t.silent} | "
-                    f"{t.needless} | {t.shallow} | {t.gone} |"
+                    f"{t.needless} | {t.shallow} | {t.repeat} | {t.left_out} | {t.gone} |"
                 )
                 for note in t.notes:
                     print(f"  {name}, control {mode}: {note}", file=sys.stderr)
-                # without the watch a shallow cursor's miss is the documented limit
-                bad += t.silent + t.needless - (0 if watch else t.shallow)
+                bad += t.silent + t.needless - t.shallow + t.left_out
                 longest = max(longest, t.longest_cursor)
+        finally:
+            close = getattr(backend, "close", None)
+            if callable(close):
+                close()
+            subprocess.run([binary, "-S", socket, "kill-server"], check=False, capture_output=True)
+            shutil.rmtree(root, ignore_errors=True)
     print(f"\nlongest cursor: {longest} characters (budget 100)")
     raise SystemExit(1 if bad or longest > 100 else 0)
 

@@ -20,7 +20,6 @@ import functools
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gridmux.backend import (
@@ -42,7 +41,6 @@ from gridmux.backend import (
     TypedRun,
     WindowDirection,
     WindowInfo,
-    only_appended,
     resolve_row_range,
 )
 
@@ -50,7 +48,6 @@ from ._clock import Clock, ManualClock
 from ._processes import ProcessTable
 from ._server import SimServer
 from ._server_state import default_socket_path
-from ._terminal import Terminal
 from ._values import pane_info, session_info, window_info
 from ._values import pane_state as pane_state_value
 
@@ -104,18 +101,6 @@ def _one_call_at_a_time(cls: type[_T]) -> type[_T]:
         if not name.startswith("_") and callable(attribute):
             setattr(cls, name, locked(attribute))
     return cls
-
-
-@dataclass(frozen=True, slots=True)
-class _WatchMark:
-    """A snapshot's instant as the simulated output watch records it."""
-
-    terminal: Terminal
-    fed: int
-    disturbed: int
-    at_rest: bool
-    state: PaneState
-    region: tuple[int, int]
 
 
 @_one_call_at_a_time
@@ -220,7 +205,6 @@ class SimBackend:
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
         samples: Sequence[int] = (),
-        watch: bool = False,
     ) -> PaneSnapshot:
         start, end = _bound(start, "start"), _bound(end, "end")
         sim = self.server(server)
@@ -243,36 +227,7 @@ class SimBackend:
                 (text,) = pane.terminal.capture(bound, bound)
                 index, _ = resolve_row_range(state.history_size, state.height, bound, bound)
                 sampled.append((index, text))
-            terminal = pane.terminal
-            mark = (
-                _WatchMark(
-                    terminal,
-                    terminal.fed,
-                    terminal.disturbed,
-                    terminal.at_rest,
-                    state,
-                    terminal.scroll_region,
-                )
-                if watch
-                else None
-            )
-        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, tuple(sampled), mark)
-
-    def vouches(self, server: ServerRef, before: object, after: object) -> bool:
-        """The simulator hears every byte a pane is fed and every change made
-        to it otherwise, so its watch needs no watchers: the same check of
-        the bytes as on real tmux, between two points of one terminal."""
-        if not (isinstance(before, _WatchMark) and isinstance(after, _WatchMark)):
-            return False
-        terminal = before.terminal
-        if after.terminal is not terminal or after.disturbed != before.disturbed:
-            return False
-        if not (before.at_rest and after.at_rest):
-            return False
-        data = terminal.fed_between(before.fed, after.fed)
-        return data is not None and only_appended(
-            before.state, after.state, data, before.region, after.region
-        )
+        return PaneSnapshot(state, top, tuple(rows), untrimmed_top, untrimmed, tuple(sampled))
 
     def foreground_process_group(self, server: ServerRef, pane_id: str) -> int | None:
         # The simulated shell runs no process groups: its jobs show only as

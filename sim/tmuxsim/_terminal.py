@@ -22,8 +22,6 @@ from ._writer import Writer
 # outside counts as unparsable, i.e. as if the flag were missing.
 _BOUND_MIN = -(2**31)
 _BOUND_MAX = 32767
-#: Bytes of output each terminal keeps for the output watch.
-KEPT_BYTES = 1 << 20
 
 
 def _parsable(bound: RowBound) -> RowBound:
@@ -51,11 +49,6 @@ class Terminal:
         )
         self._writer = Writer(self._screen, version)
         self._parser = VtParser(self._writer)
-        #: bytes fed so far, the newest ``KEPT_BYTES`` of them, and how many
-        #: changes came other than as bytes (the output watch, ``SimBackend.vouches``)
-        self.fed = 0
-        self._kept = bytearray()
-        self.disturbed = 0
 
     # -- state ---------------------------------------------------------------
 
@@ -109,50 +102,29 @@ class Terminal:
     def feed(self, data: bytes) -> None:
         """Bytes as the terminal receives them (after the tty's ONLCR)."""
         self._parser.feed(data)
-        self.fed += len(data)
-        self._kept += data
-        if len(self._kept) > KEPT_BYTES:
-            del self._kept[: len(self._kept) - KEPT_BYTES]
-
-    @property
-    def at_rest(self) -> bool:
-        """No escape sequence is open."""
-        return self._parser.at_rest
-
-    def fed_between(self, start: int, end: int) -> bytes | None:
-        """Bytes ``start..end`` of all fed, if still kept."""
-        first = self.fed - len(self._kept)
-        if start < first or end > self.fed:
-            return None
-        return bytes(self._kept[start - first : end - first])
 
     def resize(self, width: int, height: int) -> None:
         """``window_pane_resize``: reflow unless the alternate screen is on (§10)."""
-        self.disturbed += 1
         screen = self._screen
         screen.resize(width, height, reflow_rows=screen.saved is None)
 
     def reset(self) -> None:
         """``send-keys -R`` (``input_reset``): parser to ground, then RIS on the screen."""
-        self.disturbed += 1
         self._parser.reset()
         self._writer.reset()
 
     def clear_history(self) -> None:
         """``clear-history``: hsize and hscrolled to 0, screen and cursor untouched."""
-        self.disturbed += 1
         self._screen.grid.clear_history()
 
     def set_history_limit(self, limit: int) -> None:
         """3.7+ semantics: set hlimit and trim at once (the caller gates by version)."""
-        self.disturbed += 1
         grid = self._screen.grid
         grid.hlimit = max(limit, 0)
         grid.collect_history(all_rows=True)
 
     def respawn_reset(self) -> None:
         """``screen_reinit``: leave alt screen, blank visible rows, cursor home; keep history."""
-        self.disturbed += 1
         self._screen.reinit()
         self._parser.reset()
 
@@ -162,7 +134,6 @@ class Terminal:
         3.3+ clips the message to one row and leaves the cursor at column 0;
         3.2a prints it like program output, so it may wrap and scroll (§13).
         """
-        self.disturbed += 1
         screen = self._screen
         writer = self._writer
         writer.scroll_region(0, screen.sy - 1)

@@ -57,11 +57,6 @@ class VtParser:
         self.saved_style = DEFAULT_STYLE
         self.w.set_style(DEFAULT_STYLE)
 
-    @property
-    def at_rest(self) -> bool:
-        """In the ground state: no escape sequence open."""
-        return self.state == _GROUND
-
     # -- main loop -----------------------------------------------------------
 
     def feed(self, data: bytes) -> None:

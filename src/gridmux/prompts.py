@@ -107,6 +107,7 @@ Follow the output of tmux pane {pane} over the next turns.
    cursor with the one just returned.
 3. Read the flags: lines_missed=true means some rows could not be recovered
    (cleared, trimmed or reflowed) and lines is the current screen instead;
+   may_repeat=N means the first N lines may be ones you already have;
    first_line_rewritten=true means lines[0] is a new version of the last line
    you saw; truncated=true means the oldest new rows were cut (raise max_lines
    or read more often). If the cursor is refused (the pane died or was

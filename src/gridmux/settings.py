@@ -94,10 +94,6 @@ class Settings(BaseSettings):
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
     audit_log: str | None = None
     control_mode: OnOff = True
-    #: Whether capture_since may attach the output watch (one listening
-    #: control client per session, while young cursors are followed) to vouch
-    #: for a fresh pane's follow-ups (docs/capture-since.md).
-    watch: OnOff = True
     #: With socket_name or socket_path set, whether calls may name other tmux servers.
     allow_other_servers: OnOff = False
     #: Tools and groups (``gridmux.safety.GROUPS``) to offer, comma-separated;
@@ -312,15 +308,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "on (default): send tmux commands over one persistent control-mode client per "
             "server; off: one tmux process per command"
-        ),
-    )
-    add(
-        "--watch",
-        choices=("on", "off"),
-        help=(
-            "on (default): to follow a fresh pane exactly, capture_since attaches a listening "
-            "control client to each session for a while; off: never (a fresh pane's "
-            "follow-ups then report lines_missed)"
         ),
     )
     add(

@@ -320,6 +320,26 @@ def test_the_client_changes_no_size_and_counts_as_nobody(
     assert [s.attached for s in plain.list_sessions(tmux_server)] == [0]
 
 
+def test_attaching_leaves_the_sessions_environment_alone(
+    control: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    tmux: RawTmux,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # attach-session copies what update-environment names from the attaching
+    # client's environment, unless -E: gridmux's client must not.
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/gridmux/own-agent.sock")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    tmux("new-session", "-d", "-s", "keep", SLEEP)
+    tmux("set-environment", "-t", "keep", "SSH_AUTH_SOCK", "/user/agent.sock")
+    tmux("set-environment", "-t", "keep", "DISPLAY", ":7")
+    control.list_sessions(tmux_server)
+    assert channel_pids(control)  # the control client is attached
+    shown = tmux("show-environment", "-t", "keep").splitlines()
+    assert "SSH_AUTH_SOCK=/user/agent.sock" in shown
+    assert "DISPLAY=:7" in shown
+
+
 def test_concurrent_calls_each_get_their_own_answer(
     control: TmuxCommandBackend, tmux_server: ServerRef, session: str
 ) -> None:

@@ -14,8 +14,12 @@ to the cursor row, with the delivery rules of ``gridmux.capture``. Then:
 * exact claims must equal the true delta (no silent loss, no repeats);
 * when the anchor row is gone, the answer must say ``lines_missed``;
 * in "unique" runs, while nothing but prints, rewrites, trims and height
-  resizes happened and enough rows above the anchor survive, the answer must
-  be exact (no needless loss);
+  resizes happened and enough rows above the anchor survive -- or, at the
+  limit, any row above it while the process holds the cursor's ledger
+  (bursts that trim to within 0-16 rows above it) -- the answer must be
+  exact (no needless loss);
+* a shallow cursor's miss flags every row it had seen that comes again
+  (``may_repeat``);
 * dead, respawned, foreign cursors are refused.
 """
 
@@ -36,12 +40,14 @@ from gridmux.capture import (
     Cursor,
     CursorRejected,
     Reading,
+    ReadPlan,
     Refusal,
     RowMemory,
-    advance,
     first,
+    follow,
     row_hash,
 )
+from gridmux.tools.capture_since import read_plan
 from tmuxsim import SimBackend
 
 VERSIONS = ("3.2a", "3.3a", "3.5a", "3.7c", "3.8")
@@ -89,6 +95,10 @@ class CaptureMachine(RuleBasedStateMachine):
         self.rewrapped = False
         self.respawned = False
         self.memory = RowMemory()
+        #: the cursor's ledger, as the process keeps it (None: evicted, restarted)
+        self.ledger: bytes | None = None
+        #: serials of the rows up to the cursor's anchor: what its reader was given
+        self.given: frozenset[int] = frozenset()
 
     # -- helpers ---------------------------------------------------------------
     @property
@@ -115,6 +125,22 @@ class CaptureMachine(RuleBasedStateMachine):
         # Past the history limit: several trims of history-limit // 10 rows.
         lines = int(self.pane.terminal.history_limit) + n * 7
         self.write("".join(self.fresh("b") + "\n" for _ in range(lines)))
+
+    @rule(above=st.integers(0, 16))
+    def burst_to_few_rows(self, above: int) -> None:
+        # Until trimming leaves at most ``above`` rows above the row read last.
+        if self.seen is None:
+            return
+        for _ in range(4 * int(self.pane.terminal.history_limit) + 60):
+            serials = self.pane.terminal.line_serials()
+            if self.seen.serial not in serials or serials.index(self.seen.serial) <= above:
+                return
+            self.write(self.fresh("t") + "\n")
+
+    @rule()
+    def forget_ledger(self) -> None:
+        # Evicted, or gridmux restarted: the cursor comes without its ledger.
+        self.ledger = None
 
     @rule(text=st.integers(0, 3))
     def partial(self, text: int) -> None:
@@ -174,22 +200,25 @@ class CaptureMachine(RuleBasedStateMachine):
         if self.cursor is None:
             self.respawned = False
             snap = self.snapshot(FIRST_PLAN.start)
-            reading = first(snap, memory=self.memory)
+            reading = first(snap, memory=self.memory, keep_ledger=True)
             self.check_visible(reading, snap)
             self.remember(reading)
             return
         snap = self.snapshot("-")
         if self.respawned:
             with pytest.raises(CursorRejected) as refused:
-                advance(self.cursor, snap, memory=self.memory)
+                follow(self.cursor, self.ledger, self.read_plan, memory=self.memory)
             assert refused.value.reason is Refusal.RESPAWNED
             self.cursor = None
             self.respawned = False
             event("read: refused after respawn")
             return
-        reading = advance(self.cursor, snap, memory=self.memory)
+        reading = follow(self.cursor, self.ledger, self.read_plan, memory=self.memory)
         self.check_delta(reading, snap)
         self.remember(reading)
+
+    def read_plan(self, plan: ReadPlan) -> PaneSnapshot:
+        return read_plan(self.backend, REF, self.pane_id, plan)
 
     def remember(self, reading: Reading) -> None:
         terminal = self.pane.terminal
@@ -197,6 +226,8 @@ class CaptureMachine(RuleBasedStateMachine):
         serials = terminal.line_serials()
         rows = terminal.capture("-", None)
         self.cursor = reading.cursor
+        self.ledger = reading.ledger
+        self.given = frozenset(serials[: anchor + reading.cursor.shown])
         self.previous = self.observed(self.snapshot("-"))
         self.seen = Seen(
             serials[anchor],
@@ -283,6 +314,7 @@ class CaptureMachine(RuleBasedStateMachine):
                 return
             assert reading.lines_missed, "claimed an exact delta although the last read row is gone"
             self.check_visible(reading, snap, from_top=young)
+            self.check_repeats(reading, serials, young=young)
             event("read: missed (rows really gone)")
             return
         rows = snap.rows
@@ -303,17 +335,33 @@ class CaptureMachine(RuleBasedStateMachine):
             event("read: exact" + (" after a width change" if self.rewrapped else ""))
             return
         self.check_visible(reading, snap, from_top=young)
+        self.check_repeats(reading, serials, young=young)
         # Exact is owed while the window and the sentinel row above it survive,
         # and, while the history is too short to have been trimmed, as long as
-        # MIN_EVIDENCE window rows do (capture-since.md).
+        # MIN_EVIDENCE window rows do; where it may have been, as long as one
+        # row above the anchor does and the ledger is held (capture-since.md).
         limit = state.history_limit
         untrimmed = state.history_size + state.height <= limit - max(1, limit // 10)
-        owed = (not young and q > self.seen.window) or (
-            untrimmed and self.seen.window >= MIN_EVIDENCE and q >= MIN_EVIDENCE
+        owed = (
+            (not young and q > self.seen.window)
+            or (untrimmed and self.seen.window >= MIN_EVIDENCE and q >= MIN_EVIDENCE)
+            or (self.ledger is not None and not untrimmed and q >= 1)
         )
         needless = self.unique and not self.disturbed and owed
         assert not needless, "lines_missed although the rows were retained and unambiguous"
         event("read: missed (ambiguous or disturbed)")
+
+    def check_repeats(self, reading: Reading, serials: list[int], *, young: bool) -> None:
+        """A shallow cursor's miss returns the grid from its top: every row in it
+        that its reader was given (by row identity) is among the first
+        ``may_repeat``; any other miss repeats nothing."""
+        top = serials[: len(reading.lines)]
+        given = [i for i, serial in enumerate(top) if serial in self.given]
+        if young:
+            assert all(i < reading.may_repeat for i in given), "a row came again, unflagged"
+        else:
+            assert reading.may_repeat == 0
+        assert reading.may_repeat <= len(reading.lines)
 
     @invariant()
     def cursor_round_trips(self) -> None:

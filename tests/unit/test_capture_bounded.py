@@ -21,6 +21,7 @@ from gridmux.capture import (
     advance_bounded,
     bounded_plan,
     first,
+    follow,
 )
 from gridmux.capture._bounded import _OLDEST, DEFAULT_LEDGER_BYTES
 from gridmux.capture._rows import LEDGER_ITEM, ledger_of
@@ -61,18 +62,20 @@ class Pane:
         return self.keep(first(self.snapshot(FIRST_PLAN), keep_ledger=True))
 
     def follow(self, cursor: Cursor) -> Reading:
-        ledger = self.ledgers.get(cursor.encode())
-        if ledger is not None:
-            snap = self.snapshot(bounded_plan(cursor))
-            if snap.top == 0:  # every row is in the snapshot: the content proof
-                self.full += 1
-                return self.keep(advance(cursor, snap, keep_ledger=True))
-            found = advance_bounded(cursor, ledger, snap)
-            if found is not None:
-                self.bounded += 1
-                return self.keep(found)
-        self.full += 1
-        return self.keep(advance(cursor, self.snapshot(FOLLOW_PLAN), keep_ledger=True))
+        """As the tool follows (``follow``), counting bounded and full reads."""
+        tops: list[int] = []
+
+        def read(plan: ReadPlan) -> PaneSnapshot:
+            snap = self.snapshot(plan)
+            tops.append(snap.top)
+            return snap
+
+        reading = follow(cursor, self.ledgers.get(cursor.encode()), read)
+        if 0 in tops:  # every row was read: the content proof (and the ledger)
+            self.full += 1
+        else:
+            self.bounded += 1
+        return self.keep(reading)
 
     def keep(self, reading: Reading) -> Reading:
         self.ledgers.put(reading.cursor.encode(), reading.ledger)

@@ -56,17 +56,6 @@ def test_a_hand_made_cursor_decodes_to_its_fields() -> None:
     assert decoded == cursor(window=(key,), sentinels=(sentinel,), anchor=60)
 
 
-def test_a_watched_cursor_carries_its_id_after_the_header() -> None:
-    """Flags 2 + 8 (shown, watched), then the three id bytes, then the digests."""
-    decoded = Cursor.decode(wire(HEAD + bytes((10, 12)) + b"abc" + A + A))
-    assert decoded == cursor(window=(A,), watched=b"abc")
-    assert Cursor.decode(decoded.encode()) == decoded
-    with pytest.raises(CursorFormatError, match="watch id"):
-        cursor(window=(A,), watched=b"ab")
-    with pytest.raises(CursorFormatError, match="watch id"):  # only a shallow cursor has one
-        cursor(window=win(16), anchor=60, sentinels=(b"\x0a\x0b",), watched=b"abc")
-
-
 def test_integers_travel_as_leb128() -> None:
     """300 = 0b10_0101100: low seven bits first, continuation bit set."""
     decoded = Cursor.decode(wire(bytes((7, 1, 0, 0xAC, 0x02, 50, 60, 5, 0, 9)) + A))
@@ -203,8 +192,7 @@ def test_a_non_string_is_refused() -> None:
         (HEAD + bytes((2, 0)) + A[:3], "the cursor is truncated"),
         (HEAD + bytes((2, 13)) + A + A, "the cursor is truncated"),  # no sentinel
         (HEAD + bytes((2, 0)) + A + b"\0", "the cursor has trailing bytes"),
-        (HEAD + bytes((16, 0)) + A, "the cursor header is malformed"),  # unknown flag
-        (HEAD + bytes((8, 0)) + A[:2], "the cursor is truncated"),  # watch id cut short
+        (HEAD + bytes((8, 0)) + A, "the cursor header is malformed"),  # unknown flag
         (HEAD + bytes((2, WINDOW * 12 + 12)) + A, "the cursor header is malformed"),
         (
             bytes((0x80,) * 5 + (1,)) + HEAD[1:] + bytes((2, 0)) + A,

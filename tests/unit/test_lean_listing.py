@@ -4,7 +4,6 @@ differ from the MCP defaults, one-paragraph descriptions."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -13,7 +12,6 @@ from mcp.types import TextContent, ToolAnnotations
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
-from gridmux.capture import Cursor
 from gridmux.safety import HINT_DEFAULTS, POLICY, effective_hints, lean_hints
 from gridmux.tools import tool_docs
 from tmuxsim import SimBackend
@@ -34,14 +32,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 
 
 def _steady(value: Any) -> Any:
-    """``value`` without the fields that differ run to run: ``elapsed_seconds``,
-    and a cursor's random watch id (the cursor decoded without it)."""
+    """``value`` without ``elapsed_seconds``, the one field that differs run to run."""
     if isinstance(value, dict):
-        return {
-            k: dataclasses.replace(Cursor.decode(v), watched=b"") if k == "cursor" else _steady(v)
-            for k, v in value.items()
-            if k != "elapsed_seconds"
-        }
+        return {k: _steady(v) for k, v in value.items() if k != "elapsed_seconds"}
     if isinstance(value, list):
         return [_steady(v) for v in value]
     return value

@@ -75,6 +75,7 @@ async def test_every_tool_a_prompt_names_exists(
         "log_path",
         "watch_for",
         "lines_missed",
+        "may_repeat",
         "first_line_rewritten",
         "max_lines",
         "content_start",

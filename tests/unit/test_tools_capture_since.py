@@ -10,9 +10,7 @@ from typing import Any
 
 from fastmcp import Client
 
-from gridmux import create_server
 from gridmux.backend import ServerRef
-from tests.backend_slot import EVERY_TIER
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -144,71 +142,29 @@ async def test_a_rewritten_cursor_row_is_flagged(
     assert out["first_line_rewritten"] is True
 
 
-async def test_a_young_cursor_is_placed_by_the_output_watch(
+async def test_a_young_cursor_resynchronises_from_the_top(
     client: Client,  # type: ignore[type-arg]
     backend: SimBackend,
 ) -> None:
-    # Fewer than MIN_EVIDENCE rows above the cursor: its rows cannot place it,
-    # the watch can (the pane only appended plain output since).
+    # Fewer than MIN_EVIDENCE rows above the cursor: nothing can vouch for it.
     pane = new_pane(backend)
     write(backend, pane, "$ ")
     first = await since(client, pane_id=pane)
     assert first["lines"] == ["$"]  # capture-pane trims trailing blanks
+    # Even unchanged it misses: `clear` at a bare prompt would look the same.
+    # Every row is returned, the one it had seen flagged as a possible repeat.
     same = await since(client, cursor=first["cursor"])
-    assert (same["lines"], same["lines_missed"]) == ([], False)
+    assert (same["lines"], same["lines_missed"], same["may_repeat"]) == (["$"], True, 1)
     write(backend, pane, "make\n" + "".join(f"cc {i}\n" for i in range(30)) + "$ ")
     out = await since(client, cursor=same["cursor"])
-    assert out["lines_missed"] is False
-    assert out["first_line_rewritten"] is True
+    assert (out["lines_missed"], out["may_repeat"]) == (True, 1)
     assert out["lines"] == ["$ make"] + [f"cc {i}" for i in range(30)] + ["$"]
-
-
-async def test_a_young_cursor_misses_a_clear_and_resynchronises_from_the_top(
-    client: Client,  # type: ignore[type-arg]
-    backend: SimBackend,
-) -> None:
-    # bash's `clear` at a bare prompt redraws exactly what the cursor saw,
-    # after rows it never saw: only the watch tells, and it says no.
-    pane = new_pane(backend)
-    write(backend, pane, "$ ")
-    first = await since(client, pane_id=pane)
-    write(backend, pane, "secret\n$ \x1b[H\x1b[J\x1b[3J$ ")
-    out = await since(client, cursor=first["cursor"])
-    assert (out["lines"], out["lines_missed"]) == (["$"], True)
-    # The missed read made a cursor for the same rows, with an id of its own:
-    # whoever still holds the first (a retry of a call whose answer was lost)
-    # misses too, rather than being placed from the later read.
-    assert out["cursor"] != first["cursor"]
-    write(backend, pane, "ok\n$ ")
-    retried = await since(client, cursor=first["cursor"])
-    assert retried["lines_missed"] is True
     later = await since(client, cursor=out["cursor"])
-    assert (later["lines"], later["lines_missed"]) == (["$ ok", "$"], False)
-    # clear-history writes no byte: the rows it took are missed too
-    write(backend, pane, "one\ntwo\n$ ")
-    backend.clear_history(REF, pane)
+    assert (later["lines"], later["lines_missed"], later["may_repeat"]) == ([], False, 0)
+    # Truncation drops the head first: the possible repeat with it.
     write(backend, pane, "x\n")
-    after = await since(client, cursor=later["cursor"])
-    assert after["lines_missed"] is True
-
-
-async def test_without_the_watch_a_young_cursor_resynchronises_from_the_top(
-    backend: SimBackend,
-) -> None:
-    server = create_server(backend, EVERY_TIER.model_copy(update={"watch": False}))
-    pane = new_pane(backend)
-    write(backend, pane, "$ ")
-    async with Client(server) as client:
-        first = await since(client, pane_id=pane)
-        # Even unchanged it misses: `clear` at a bare prompt would look the same.
-        same = await since(client, cursor=first["cursor"])
-        assert (same["lines"], same["lines_missed"]) == (["$"], True)
-        write(backend, pane, "make\n" + "".join(f"cc {i}\n" for i in range(30)) + "$ ")
-        out = await since(client, cursor=same["cursor"])
-        assert out["lines_missed"] is True
-        assert out["lines"] == ["$ make"] + [f"cc {i}" for i in range(30)] + ["$"]
-        later = await since(client, cursor=out["cursor"])
-        assert (later["lines"], later["lines_missed"]) == ([], False)
+    young = await since(client, cursor=first["cursor"], max_lines=2)
+    assert (young["truncated_lines"], young["may_repeat"]) == (30, 0)
 
 
 async def test_dead_pane_refuses_with_a_recovery_hint(

@@ -29,7 +29,6 @@ from ._ids import (
     is_json_layout,
 )
 from ._layouts import LayoutCell, check_fits, layout_checksum, parse_layout
-from ._plain import only_appended
 from ._protocol import TmuxBackend
 from ._types import (
     BufferInfo,
@@ -95,7 +94,6 @@ __all__ = [
     "hook_names",
     "is_json_layout",
     "layout_checksum",
-    "only_appended",
     "parse_layout",
     "resolve_row_range",
 ]

@@ -39,10 +39,8 @@ from ._commands import (
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import TmuxRunner
-from ._transport import default_socket_path
 from ._typed_run import pipe_literal, pipe_open_command
 from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
-from ._watch import IDLE_SECONDS, Watch
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
 _DEAD_MARK = "gridmux:pane-dead"
@@ -62,9 +60,7 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
     ``wait_for``, which runs as long as its own ``timeout``. ``control_mode``:
     carry commands over one persistent control-mode client per server
     (``_control_transport``) where they can, instead of a subprocess each;
-    ``close()`` stops them. ``watch``: attach the output watch
-    (``_watch``) when a snapshot asks for a mark; off, no snapshot carries one.
-    Its watchers detach after ``watch_idle`` seconds without a mark asked for.
+    ``close()`` stops them.
     """
 
     def __init__(
@@ -74,8 +70,6 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         default_server: ServerRef = ServerRef(),  # noqa: B008 - a frozen value
         command_timeout: float = 10.0,
         control_mode: bool = True,
-        watch: bool = True,
-        watch_idle: float = IDLE_SECONDS,
         environment: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         self.default_server = default_server
@@ -85,33 +79,10 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
             control_mode=control_mode,
             environment=environment,
         )
-        self.watch = watch
-        self._watch_idle = watch_idle
-        self._watches: dict[str, Watch] = {}
-        self._watches_lock = threading.Lock()
 
     def close(self) -> None:
-        """Stop the control-mode clients and the watchers; later calls start them again."""
+        """Stop the control-mode clients; later calls start them again."""
         self._runner.close()
-        with self._watches_lock:
-            watches, self._watches = list(self._watches.values()), {}
-        for watch in watches:
-            watch.close()
-
-    def _watch(self, server: ServerRef) -> Watch | None:
-        if not self.watch:
-            return None
-        key = default_socket_path(server)
-        with self._watches_lock:
-            found = self._watches.get(key)
-            if found is None:
-                found = self._watches[key] = Watch(
-                    self._runner.program.client_argv(server),
-                    lambda commands: self._run(server, commands, "run the output watch"),
-                    timeout=self._runner.command_timeout,
-                    idle=self._watch_idle,
-                )
-            return found
 
     @property
     def control_mode(self) -> bool:

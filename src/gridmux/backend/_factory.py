@@ -19,7 +19,6 @@ def tmux_backend(settings: object) -> TmuxBackend:
             socket_path=getattr(settings, "socket_path", None),
         ),
         control_mode=getattr(settings, "control_mode", True),
-        watch=getattr(settings, "watch", True),
         environment=_environment(settings),
     )
 

@@ -202,12 +202,8 @@ SESSION_FIELDS = (
 #: ``list-clients -F``: each client's session and flags, one line each.
 CLIENT_SESSION_FORMAT = "#{client_pid}:#{session_id}:#{client_flags}"
 _CLIENT_LINE = re.compile(rb"\d+:(\$\d+):([A-Za-z0-9,-]*)\n")
-#: The flags gridmux attaches its control clients with (``_control_transport.ATTACH``)
-#: and its watchers (``_watch.WATCHER_FLAGS``).
-_GRIDMUX_CLIENTS = (
-    frozenset({"control-mode", "no-output", "ignore-size"}),
-    frozenset({"control-mode", "read-only", "ignore-size"}),
-)
+#: The flags gridmux attaches its control clients with (``_control_transport.ATTACH``).
+_GRIDMUX_CLIENT = frozenset({"control-mode", "no-output", "ignore-size"})
 
 
 def gridmux_clients(data: bytes) -> tuple[Counter[str], bytes]:
@@ -217,14 +213,12 @@ def gridmux_clients(data: bytes) -> tuple[Counter[str], bytes]:
     by session records; a record starts with its id (``$N``), never with a
     digit, so the client lines end where the first record begins. A control
     client with no output and no say in sizes is gridmux's (this process's
-    or another's), and so is one that only reads and has no say in sizes (a
-    watcher of the output watch): attached, but nobody is looking.
+    or another's): attached, but nobody is looking.
     """
     ours: Counter[str] = Counter()
     at = 0
     while (match := _CLIENT_LINE.match(data, at)) is not None:
-        flags = set(match.group(2).decode().split(","))
-        if any(flags >= known for known in _GRIDMUX_CLIENTS):
+        if set(match.group(2).decode().split(",")) >= _GRIDMUX_CLIENT:
             ours[match.group(1).decode()] += 1
         at = match.end()
     return ours, data[at:]

@@ -91,7 +91,6 @@ class TmuxBackend(Protocol):
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
         samples: Sequence[int] = (),
-        watch: bool = False,
     ) -> PaneSnapshot:
         """State plus rows ``start..end`` (``capture-pane -S/-E``) at ONE instant.
 
@@ -102,17 +101,6 @@ class TmuxBackend(Protocol):
         ``PaneSnapshot.untrimmed``.
         Each of ``samples`` (an ``-S`` value) is one more row of that instant,
         into ``PaneSnapshot.samples``.
-        With ``watch`` the snapshot also carries the output watch's ``mark``
-        of that instant (on real tmux: watchers attached to every session
-        first, see ``gridmux.backend._watch``), when the watch is on.
-        """
-        ...
-
-    def vouches(self, server: ServerRef, before: object, after: object) -> bool:
-        """Whether the pane of two snapshot ``mark`` s only appended output
-        between them that cannot have moved or changed a row: no clear, no
-        cursor movement, no wrap, no trim (``gridmux.backend._plain``). False
-        whenever that is not proven, e.g. for a mark this backend did not make.
         """
         ...
 

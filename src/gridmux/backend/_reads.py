@@ -8,7 +8,6 @@ describes itself as not alive; every other missing target is ``NotFound``.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import secrets
 import time
 from collections.abc import Sequence
@@ -51,7 +50,6 @@ from ._types import (
     SessionInfo,
     WindowInfo,
 )
-from ._watch import Watch, WatchMark
 
 
 def _literal(text: str) -> str:
@@ -239,33 +237,12 @@ class ReadOperations(UsesRunner):
         join_wrapped: bool = False,
         untrimmed_start: int | None = None,
         samples: Sequence[int] = (),
-        watch: bool = False,
     ) -> PaneSnapshot:
         what = f"snapshot pane {check_id('pane', pane_id)}"
         commands = snapshot_commands(pane_id, start, end, join_wrapped, untrimmed_start, samples)
-        watcher = self._watch(server) if watch else None
-        if watcher is None:
-            out = self._run(server, commands, what)
-            return parse_snapshot(
-                what, pane_id, out, start, end, join_wrapped, untrimmed_start, samples
-            )
-        out, seal = watcher.cut(pane_id, lambda cut: self._run(server, [*cut, *commands], what))
-        snap = parse_snapshot(
+        out = self._run(server, commands, what)
+        return parse_snapshot(
             what, pane_id, out, start, end, join_wrapped, untrimmed_start, samples
-        )
-        return dataclasses.replace(snap, mark=seal(snap.state))
-
-    def _watch(self, server: ServerRef) -> Watch | None:
-        """The server's output watch, when the backend has one (``_watch``)."""
-        return None
-
-    def vouches(self, server: ServerRef, before: object, after: object) -> bool:
-        watch = self._watch(server)
-        return (
-            watch is not None
-            and isinstance(before, WatchMark)
-            and isinstance(after, WatchMark)
-            and watch.vouches(before, after)
         )
 
     def pane_snapshot(

@@ -168,11 +168,6 @@ class PaneSnapshot:
 
     ``samples`` (asked for with ``samples``: ``-S`` values) holds single rows
     read in the same instant, as ``(absolute index, text)``.
-
-    ``mark`` (asked for with ``watch``) is the output watch's record of that
-    instant, opaque outside the backend that made it: two of them go to
-    ``TmuxBackend.vouches``. None when not asked for or when the watch
-    cannot vouch from it.
     """
 
     state: PaneState
@@ -181,7 +176,6 @@ class PaneSnapshot:
     untrimmed_top: int = 0
     untrimmed: tuple[str, ...] = ()
     samples: tuple[tuple[int, str], ...] = ()
-    mark: object | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,6 @@ from ._bounded import Ledgers, advance_bounded, bounded_plan, follow
 from ._core import (
     FIRST_PLAN,
     FOLLOW_PLAN,
-    LEDGER_MIN,
-    MIN_EVIDENCE,
     REACH,
     CursorRejected,
     Reading,
@@ -13,7 +11,6 @@ from ._core import (
     Refusal,
     SnapshotView,
     StateView,
-    Vouch,
     advance,
     first,
     parse_cursor,
@@ -23,25 +20,23 @@ from ._cursor import (
     MAX_LENGTH,
     PREFIX,
     SENTINEL_OFFSETS,
-    WATCH_ID,
     WINDOW,
     Cursor,
     CursorFormatError,
     row_hash,
 )
 from ._limits import Limited, limit_tail, line_cost
+from ._reflow import MIN_EVIDENCE
 from ._rows import RowMemory
 
 __all__ = [
     "FIRST_PLAN",
     "FOLLOW_PLAN",
-    "LEDGER_MIN",
     "MAX_LENGTH",
     "MIN_EVIDENCE",
     "PREFIX",
     "REACH",
     "SENTINEL_OFFSETS",
-    "WATCH_ID",
     "WINDOW",
     "Cursor",
     "CursorFormatError",
@@ -54,7 +49,6 @@ __all__ = [
     "RowMemory",
     "SnapshotView",
     "StateView",
-    "Vouch",
     "advance",
     "advance_bounded",
     "bounded_plan",

@@ -37,6 +37,17 @@ the sentinels the snapshot holds must be at the anchor. A read where a check
 fails, or where the window lies above the rows read (about ``REACH`` new
 rows since the cursor), falls back.
 
+Shallow anchors at the limit. A burst that trims the history to within a
+few rows above the anchor leaves the window cut and no sentinel row, so the
+content proof must miss; the ledger still places it, on a read of every row
+(``follow``): row 0 is the ledger's row ``shift``, every row above the
+anchor is checked against the ledger, and the shift must be whole trim
+batches (a tenth of the limit: tmux trims nothing else at a steady limit).
+What it cannot tell from the truth: after a clear, output that replays
+those few rows at the oldest row of a history refilled to the limit. A
+*young* cursor (fewer than ``MIN_EVIDENCE`` rows above it) is never placed
+by a shift it assumes to be 0: ``clear`` at a bare prompt replays its rows.
+
 What a bounded read could still get wrong is what the content proof could
 too: output that, after the anchor was trimmed or cleared away, replays the
 rows above it at row 0, at the ledger rows the snapshot holds, in the window
@@ -59,13 +70,13 @@ from ._core import (
     ReadPlan,
     SnapshotView,
     StateView,
-    Vouch,
     _check_identity,
     _untrimmed,
     advance,
     deliver,
 )
-from ._cursor import SENTINEL_OFFSETS, Cursor, fits
+from ._cursor import SENTINEL_OFFSETS, WINDOW, Cursor, fits
+from ._reflow import MIN_EVIDENCE
 from ._rows import LEDGER_ITEM, RowMemory, Rows, ledger_of
 
 #: Ledgers a process keeps, newest first; about 8 bytes per history row each.
@@ -88,13 +99,12 @@ def bounded_plan(cursor: Cursor) -> ReadPlan:
 def advance_bounded(
     cursor: Cursor, ledger: bytes, snapshot: SnapshotView, *, memory: RowMemory | None = None
 ) -> Reading | None:
-    """The exact delta since ``cursor`` from a ``bounded_plan`` snapshot, or
-    None when it cannot be proven from it (read everything then)."""
+    """The exact delta since ``cursor`` from a ``bounded_plan`` snapshot (or
+    one of every row), or None when it cannot be proven from it."""
     state = snapshot.state
     _check_identity(cursor, state)
     if (
-        snapshot.top == 0  # the snapshot holds every row: the content proof is as cheap
-        or state.alternate_on
+        state.alternate_on
         or cursor.alternate_on
         or state.width != cursor.width
         or len(ledger) != cursor.anchor * LEDGER_ITEM
@@ -103,15 +113,19 @@ def advance_bounded(
     rows = Rows(snapshot, memory)
     near = rows.ledger_range(rows.top, rows.end)
     if _untrimmed(state):
+        if len(cursor.window) < MIN_EVIDENCE:
+            return None  # young: a clear could have replayed every row it has
         shift = 0
     else:
-        candidates = _candidates(ledger, snapshot.samples)
+        candidates = _candidates(ledger, _oldest(snapshot))
         if candidates is None:
             return None
         kept = [d for d in candidates if _history_agrees(cursor, ledger, rows, near, state, d)]
         if len(kept) != 1:
             return None  # no shift, or two: the full read decides
         (shift,) = kept
+        if cursor.anchor - shift <= WINDOW and shift % max(1, state.history_limit // 10):
+            return None  # a shallow placement, by a shift no run of trims makes
     if not _placed(cursor, ledger, rows, near, state, shift):
         return None
     reading = deliver(cursor, rows, state, cursor.anchor - shift)
@@ -120,6 +134,14 @@ def advance_bounded(
     return dataclasses.replace(
         reading, ledger=above + near[: (reading.cursor.anchor - top) * LEDGER_ITEM]
     )
+
+
+def _oldest(snapshot: SnapshotView) -> Sequence[tuple[int, str]]:
+    """The oldest row the snapshot holds, as a sample: row 0 of a read of
+    every row, else the oldest sampled."""
+    if snapshot.top == 0 and snapshot.rows:
+        return ((0, snapshot.rows[0]),)
+    return snapshot.samples
 
 
 def _candidates(ledger: bytes, samples: Sequence[tuple[int, str]]) -> list[int] | None:
@@ -162,14 +184,16 @@ def _placed(
     hold is unchanged, the window and the sentinels they hold are at the anchor."""
     position = cursor.anchor - shift  # the ledger's rows: now rows 0 .. position - 1
     k = len(cursor.window)
+    m = min(k, position)  # the window rows trimming left
     top = rows.top
-    # The window and every row the ledger lacks must be in the snapshot.
-    if position - k < top or position > state.history_size + state.cursor_y:
+    # The window and every row the ledger lacks must be in the snapshot (a
+    # window cut by trimming: the snapshot of every row holds the rest).
+    if position - m < top or position > state.history_size + state.cursor_y:
         return False
     # The ledger's rows that the snapshot holds as well are still there, unchanged.
     if ledger[(top + shift) * LEDGER_ITEM :] != near[: (position - top) * LEDGER_ITEM]:
         return False
-    if not fits(rows.hash_range(position - k, position), cursor.window):
+    if not fits(rows.hash_range(position - m, position), cursor.window[k - m :]):
         return False
     # Sentinel rows above the snapshot are history rows the cursor saw, at a
     # known distance: unchanged, as every history row.
@@ -188,21 +212,26 @@ def follow(
     read: Callable[[ReadPlan], SnapshotView],
     *,
     memory: RowMemory | None = None,
-    vouch: Vouch | None = None,
 ) -> Reading:
     """A follow-up as ``capture_since`` makes it: the bounded read when
     ``ledger`` (the cursor's, if the caller kept it) can prove the position,
-    else the full read and the content proof (and ``vouch``, see ``advance``).
-    ``read`` takes one atomic snapshot of the rows a plan names. The reading
-    carries its cursor's ledger."""
-    if ledger is not None:
-        snap = read(bounded_plan(cursor))
-        if snap.top == 0:  # the pane's whole grid: the content proof is as cheap
-            return advance(cursor, snap, memory=memory, keep_ledger=True, vouch=vouch)
+    else the full read and the content proof, and where that misses, the
+    ledger on the full read (a shallow anchor at the limit). ``read`` takes
+    one atomic snapshot of the rows a plan names. The reading carries its
+    cursor's ledger."""
+    if ledger is None:
+        return advance(cursor, read(FOLLOW_PLAN), memory=memory, keep_ledger=True)
+    snap = read(bounded_plan(cursor))
+    if snap.top != 0:
         found = advance_bounded(cursor, ledger, snap, memory=memory)
         if found is not None:
             return found
-    return advance(cursor, read(FOLLOW_PLAN), memory=memory, keep_ledger=True, vouch=vouch)
+        snap = read(FOLLOW_PLAN)
+    # The pane's whole grid: the content proof first, the ledger where it misses.
+    reading = advance(cursor, snap, memory=memory, keep_ledger=True)
+    if reading.lines_missed:
+        return advance_bounded(cursor, ledger, snap, memory=memory) or reading
+    return reading
 
 
 class Ledgers:

@@ -8,7 +8,7 @@ Rules, strongest first (docs/capture-since.md#the-contract):
    screen is returned and a fresh cursor starts there.
 2. No needless loss: trimming at ``history-limit``, output streaming during
    the read, height resizes, cursor-row rewrites and width changes that
-   provably leave the cursor's window rows alone (``_reflow_cells``) keep
+   provably leave the cursor's window rows alone (``_reflow.reflow_cells``) keep
    deltas exact.
 3. A cursor for another server or pane, a dead pane, or a pane that runs a
    new process is refused, never read.
@@ -35,13 +35,15 @@ trimmed away). Several candidates are ambiguity; periodic output (``yes``,
 repeated log lines) matches at many shifts and honestly reports
 ``lines_missed``.
 
-A cursor whose window reaches the top of the grid has no sentinel row, so
-it vouches for its position only while the history is too short to have
-been trimmed. A *young* cursor -- fewer than ``MIN_EVIDENCE`` rows above
-it -- vouches for nothing: its follow-up is a miss, even when the grid is
-as it was (``clear`` at a bare prompt redraws exactly the prompt, after
-rows the cursor never saw). Either, on a miss, had seen the whole grid and
-resynchronises from its top rather than from the visible screen.
+A cursor whose window reaches the top of the grid (a *shallow* one) has no
+sentinel row, so its rows vouch for its position only while the history is
+too short to have been trimmed (at the limit, the ledger of ``_bounded``
+can). A *young* cursor -- fewer than ``MIN_EVIDENCE`` rows above it --
+vouches for nothing: its follow-up is a miss, even when the grid is as it
+was (``clear`` at a bare prompt redraws exactly the prompt, after rows the
+cursor never saw). Either, on a miss, had seen the whole grid and
+resynchronises from its top rather than from the visible screen, saying in
+``may_repeat`` how many leading lines may be rows it was given before.
 
 The read is one atomic snapshot (state + rows in one tmux command list),
 so output streaming during the call cannot tear it: ``plan`` says which
@@ -60,7 +62,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -75,16 +77,12 @@ from ._cursor import (
     row_hash,
     window_digests,
 )
+from ._reflow import MIN_EVIDENCE, reflow_cells
 from ._rows import RowMemory, Rows
 
-#: fewest surviving window rows that may vouch for a position after trimming
-MIN_EVIDENCE = 6
 #: Rows above the screen a bounded follow-up reads: the window, every
 #: sentinel and some rows of new output (``gridmux.capture._bounded``).
 REACH = WINDOW + SENTINEL_OFFSETS[-1] + 64
-#: Below this many history rows a full read costs what a bounded one does,
-#: and no ledger is kept.
-LEDGER_MIN = REACH
 
 
 class StateView(Protocol):
@@ -165,10 +163,14 @@ class Reading:
     #: the new cursor's ledger (``gridmux.capture._bounded``), when the read
     #: saw every history row
     ledger: bytes | None = None
+    #: how many leading ``lines`` may be rows the cursor's reader was given
+    #: before: a shallow cursor that could not be placed resynchronises from
+    #: the top of the grid (``_resync``)
+    may_repeat: int = 0
 
 
 #: The new cursor's window may start WINDOW rows above the screen, and the
-#: two rows above the window are checked too (``_reflow_cells``).
+#: two rows above the window are checked too (``reflow_cells``).
 _UNTRIMMED_START = -(WINDOW + 2)
 #: The first read needs the visible screen, up to WINDOW history rows above
 #: it and the sentinel rows above those.
@@ -209,49 +211,37 @@ def first(
     return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
-#: Whether the pane only appended plain output between the cursor's snapshot
-#: and this one: the output watch's proof (``gridmux.backend._watch``), asked
-#: only when the rows cannot place the cursor.
-Vouch = Callable[[SnapshotView], bool]
-
-
 def advance(
     cursor: Cursor,
     snapshot: SnapshotView,
     *,
     memory: RowMemory | None = None,
     keep_ledger: bool = False,
-    vouch: Vouch | None = None,
 ) -> Reading:
     """Everything written or rewritten since ``cursor``, or an honest miss.
 
     With ``keep_ledger`` the reading carries the new cursor's ledger (for a
-    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row.
-    ``vouch`` places a cursor the rows cannot place (a young one): when it
-    says the pane only appended, the anchor is where it was."""
+    bounded follow-up, ``gridmux.capture._bounded``): it hashes every row."""
     state = snapshot.state
     _check_identity(cursor, state)
     if snapshot.top != 0:
         raise ValueError("advance() needs a snapshot of every retained row (FOLLOW_PLAN)")
     rows = Rows(snapshot, memory)
-
-    def vouched() -> bool:
-        return vouch is not None and vouch(snapshot)
-
-    reading = _advance(cursor, rows, state, vouched)
+    reading = _advance(cursor, rows, state)
     return with_ledger(reading, rows, state) if keep_ledger else reading
 
 
 def with_ledger(reading: Reading, rows: Rows, state: StateView) -> Reading:
     """``reading`` with the ledger of its cursor -- every row above its anchor --
-    when ``rows`` hold them all, in a history long enough for a bounded
-    follow-up to pay."""
-    if rows.top != 0 or state.alternate_on or state.history_size <= LEDGER_MIN:
+    when ``rows`` hold them all: it makes a follow-up bounded in a long
+    history, and places one at the limit that trimming left too few rows
+    above to place by its own rows (``_bounded``)."""
+    if rows.top != 0 or state.alternate_on:
         return reading
     return dataclasses.replace(reading, ledger=rows.ledger_range(0, reading.cursor.anchor))
 
 
-def _advance(cursor: Cursor, rows: Rows, state: StateView, vouched: Callable[[], bool]) -> Reading:
+def _advance(cursor: Cursor, rows: Rows, state: StateView) -> Reading:
     if state.alternate_on:
         # A full-screen program owns the screen; there is no transcript to diff.
         return _full_screen(rows, state, lines_missed=True)
@@ -262,19 +252,26 @@ def _advance(cursor: Cursor, rows: Rows, state: StateView, vouched: Callable[[],
         cursor.reflow_cells is None or cursor.reflow_cells > state.width or _young(cursor)
     ):
         # Reflow may have rewrapped the window rows, so they can no longer
-        # vouch for a position (see _reflow_cells).
-        return _visible(rows, state, lines_missed=True, top=0 if not cursor.sentinels else None)
+        # vouch for a position (see reflow_cells).
+        return _resync(cursor, rows, state, reflowed=True)
     position = _locate(cursor, rows, reflowed=reflowed, untrimmed=_untrimmed(state))
-    if position is None and not reflowed and _in_place(cursor, rows) and vouched():
-        position = cursor.anchor  # nothing moved a row: the anchor is where it was
     new_anchor = state.history_size + state.cursor_y
     if position is None or new_anchor < position:
-        # A cursor whose window reached the top had seen the whole grid:
-        # resynchronise from its top, so nothing retained is withheld;
-        # otherwise from the visible screen.
-        top = 0 if not cursor.sentinels else state.history_size
-        return _visible(rows, state, lines_missed=True, top=top)
+        return _resync(cursor, rows, state)
     return deliver(cursor, rows, state, position)
+
+
+def _resync(cursor: Cursor, rows: Rows, state: StateView, *, reflowed: bool = False) -> Reading:
+    """A miss. A shallow cursor (no sentinel row: its window reached the top
+    of the grid) had seen the whole grid: it resynchronises from the grid's
+    top, so nothing retained is withheld, and its first rows -- at most those
+    up to its anchor, or every one after a reflow, which moves rows -- may be
+    rows its reader was given. Any other from the visible screen."""
+    if cursor.sentinels:
+        return _visible(rows, state, lines_missed=True)
+    reading = _visible(rows, state, lines_missed=True, top=0)
+    seen = len(reading.lines) if reflowed else cursor.anchor + cursor.shown
+    return dataclasses.replace(reading, may_repeat=min(seen, len(reading.lines)))
 
 
 def deliver(cursor: Cursor, rows: Rows, state: StateView, position: int) -> Reading:
@@ -360,7 +357,7 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
     # the originals: then the rows above it differ from those that were above
     # the window. Every sentinel row still there must match, and while tmux
     # may have trimmed, at least one must still be there.
-    # Reflow leaves the first sentinel row alone (``_reflow_cells``), not the others.
+    # Reflow leaves the first sentinel row alone (``reflow_cells``), not the others.
     sentinels = cursor.sentinels[:1] if reflowed else cursor.sentinels
     # Equivalent mutant: ``None`` for ``False`` -- only the truth of ``retained`` is read.
     retained = False  # pragma: no mutate
@@ -372,16 +369,6 @@ def _locate(cursor: Cursor, rows: Rows, *, reflowed: bool, untrimmed: bool) -> i
             return None
         retained = True
     return position if retained or untrimmed else None
-
-
-def _in_place(cursor: Cursor, rows: Rows) -> bool:
-    """The cursor's window rows are still right above its anchor's index."""
-    k = len(cursor.window)
-    return (
-        rows.top <= cursor.anchor - k
-        and cursor.anchor < rows.end
-        and fits(rows.hash_range(cursor.anchor - k, cursor.anchor), cursor.window)
-    )
 
 
 def _young(cursor: Cursor) -> bool:
@@ -435,7 +422,7 @@ def _cursor_at(rows: Rows, state: StateView, shown: bool) -> Cursor:
         shown=shown,
         anchor_hash=row_hash(rows.text(anchor))[:ANCHOR_DIGEST],
         window=window,
-        reflow_cells=_reflow_cells(rows, anchor, len(window), state.width),
+        reflow_cells=reflow_cells(rows, anchor, len(window), state.width),
         sentinels=_sentinels(rows, anchor - len(window)),
     )
 
@@ -449,48 +436,6 @@ def _sentinels(rows: Rows, window_top: int) -> tuple[bytes, ...]:
             break
         kept.append(rows.hash_at(row)[:SENTINEL_DIGEST])
     return tuple(kept)
-
-
-def _reflow_cells(rows: Rows, anchor: int, k: int, width: int) -> int | None:
-    """The widest of the window rows ``anchor-k .. anchor-1`` and the first
-    sentinel row above them, in cells, when reflow provably leaves them alone
-    at any width at least that wide.
-
-    tmux's reflow (docs/tmux-model.md §10) keeps a row as it is unless the row is
-    wider than the new width (split) or WRAPPED (joined with the next); a
-    row that follows a WRAPPED row is consumed by that join. So the window
-    and the sentinel row survive a width change intact when none of them is
-    wider than the new width and neither they nor the row above them is
-    WRAPPED. The proof uses the ``capture-pane -N`` rows, whose length bounds
-    the cells a row uses (exactly on 3.3a, the allocation elsewhere), for
-    rows of printable ASCII only, where a cell is a character: an
-    auto-wrapped row has written its last column, so a row shorter than the
-    width is not WRAPPED -- unless a wide character that did not fit at the
-    edge wrapped it early, which shows as a first character of the next row
-    outside ASCII.
-    """
-    if k < MIN_EVIDENCE:
-        return None
-    widest = 0
-    for row in range(max(anchor - k - 2, 0), anchor):
-        text = rows.untrimmed_text(row)
-        below = rows.untrimmed_text(row + 1)
-        if (
-            text is None
-            or below is None
-            or len(text) >= width
-            or not _plain(text)
-            or not _plain(below[:1])
-        ):
-            return None
-        if row >= anchor - k - 1:
-            widest = max(widest, len(text))
-    return widest
-
-
-def _plain(text: str) -> bool:
-    """Printable ASCII only: one character per cell."""
-    return text.isascii() and text.isprintable()
 
 
 #: ``_untrimmed`` for callers outside the core (run_command: whether row

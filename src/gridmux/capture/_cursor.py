@@ -22,9 +22,8 @@ Digests are prefixes of the 64-bit ``row_hash``, as wide as their job needs:
 Wire form: ``gms2:`` + base64url (no padding) of the header (unsigned LEB128
 integers: server pid, pane number, pane pid + 1 (0: unknown), width, history
 size, anchor; a flags byte; a counts byte ``window * 12 + sentinels``; the
-reflow bound when flag 4 is set; the ``WATCH_ID`` bytes when flag 8 is
-set), the digests (anchor, window oldest first, sentinels) and a
-``CHECK_SIZE``-byte checksum. The checksum catches cursors
+reflow bound when flag 4 is set), the digests (anchor, window oldest first,
+sentinels) and a ``CHECK_SIZE``-byte checksum. The checksum catches cursors
 damaged in transit (an agent truncating or retyping one); a damaged cursor is
 refused, never half-trusted.
 """
@@ -50,9 +49,6 @@ ANCHOR_DIGEST = 4
 WINDOW_DIGEST = 1
 SENTINEL_DIGEST = 2
 CHECK_SIZE = 3
-#: Bytes of the random id a cursor placed by the output watch carries: the
-#: same rows read at two instants give two cursors, each with its own mark.
-WATCH_ID = 3
 #: The longest cursor: every integer at its largest plausible value (pids
 #: below 2**22, the Linux maximum, panes, rows and widths below 2**21).
 MAX_LENGTH = 100
@@ -60,7 +56,6 @@ MAX_LENGTH = 100
 _FLAG_ALTERNATE = 1
 _FLAG_SHOWN = 2
 _FLAG_REFLOW = 4
-_FLAG_WATCHED = 8
 _PANE_ID = re.compile(r"%(0|[1-9][0-9]*)")
 
 
@@ -116,9 +111,6 @@ class Cursor:
     #: the snapshot held them: far above the window, they tell a replay of the
     #: window rows from the rows themselves
     sentinels: tuple[bytes, ...] = ()
-    #: the random id of a cursor whose follow-up the output watch may place
-    #: (``WATCH_ID`` bytes; only a cursor without sentinel rows has one)
-    watched: bytes = b""
 
     def __post_init__(self) -> None:
         if min(self.anchor, self.history_size) < 0 or self.width < 1:
@@ -137,8 +129,6 @@ class Cursor:
             or tuple(map(len, self.window)) != _window_sizes(len(self.window))
         ):
             raise CursorFormatError("cursor row digest has the wrong size")
-        if self.watched and (len(self.watched) != WATCH_ID or self.sentinels):
-            raise CursorFormatError("cursor watch id out of range")
         if len(self.sentinels) > len(SENTINEL_OFFSETS) or (
             self.sentinels
             and SENTINEL_OFFSETS[len(self.sentinels) - 1] > self.anchor - len(self.window)
@@ -150,7 +140,6 @@ class Cursor:
             _FLAG_ALTERNATE * self.alternate_on
             + _FLAG_SHOWN * self.shown
             + _FLAG_REFLOW * (self.reflow_cells is not None)
-            + _FLAG_WATCHED * bool(self.watched)
         )
         header = bytearray()
         for value in (
@@ -165,7 +154,6 @@ class Cursor:
         header += bytes((flags, len(self.window) * 12 + len(self.sentinels)))
         if self.reflow_cells is not None:
             _put(header, self.reflow_cells)
-        header += self.watched
         body = bytes(header) + b"".join((self.anchor_hash, *self.window, *self.sentinels))
         check = hashlib.blake2b(body, digest_size=CHECK_SIZE).digest()
         return PREFIX + base64.urlsafe_b64encode(body + check).decode().rstrip("=")
@@ -197,10 +185,9 @@ class Cursor:
             reader.integer() for _ in range(6)
         )
         flags, counts = reader.take(1)[0], reader.take(1)[0]
-        if flags >= 2 * _FLAG_WATCHED or counts > WINDOW * 12 + len(SENTINEL_OFFSETS):
+        if flags >= 2 * _FLAG_REFLOW or counts > WINDOW * 12 + len(SENTINEL_OFFSETS):
             raise CursorFormatError("the cursor header is malformed")
         reflow = reader.integer() if flags & _FLAG_REFLOW else None
-        watched = reader.take(WATCH_ID) if flags & _FLAG_WATCHED else b""
         k, kept = divmod(counts, 12)
         anchor_hash = reader.take(ANCHOR_DIGEST)
         window = tuple(reader.take(size) for size in _window_sizes(k))
@@ -220,7 +207,6 @@ class Cursor:
             window=window,
             sentinels=sentinels,
             reflow_cells=reflow,
-            watched=watched,
         )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,36 +138,6 @@ def tool_error(exc: GridmuxError) -> ToolError:
     return TaughtError(exc.message, kind=exc.kind, hint=exc.hint, parameter=exc.parameter)
 
 
-class Marks:
-    """capture_since's output-watch marks (``TmuxBackend.snapshot(watch=True)``)
-    by the cursor text they belong to, the newest ``capacity`` kept. Like the
-    ledgers they never leave the process: a cursor without its mark is placed
-    by its rows alone."""
-
-    __slots__ = ("_kept", "capacity")
-
-    def __init__(self, capacity: int = 64) -> None:
-        self.capacity = capacity
-        self._kept: OrderedDict[str, object] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def get(self, cursor: str) -> object | None:
-        return self._kept.get(cursor)
-
-    def put(self, cursor: str, mark: object) -> None:
-        """Keep ``mark`` for ``cursor`` (whose random watch id makes its text
-        its own: the same rows read twice give two cursors, two marks)."""
-        self._kept.pop(cursor, None)
-        self._kept[cursor] = mark
-        while len(self._kept) > self.capacity:
-            try:
-                self._kept.popitem(last=False)
-            except KeyError:  # emptied by another thread meanwhile
-                break
-
-
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     backend: TmuxBackend
@@ -180,9 +149,6 @@ class ToolContext:
     #: capture_since's ledgers of the cursors it handed out (cost only: a
     #: cursor without one is followed by a full read; bounded)
     ledgers: Ledgers = field(default_factory=Ledgers, compare=False)
-    #: capture_since's output-watch marks of the young cursors it handed out
-    #: (exactness of a fresh pane's follow-ups; bounded)
-    marks: Marks = field(default_factory=Marks, compare=False)
 
     def lifespan(self) -> Lifespan:
         """A FastMCP lifespan that hands this context to the server's tools."""

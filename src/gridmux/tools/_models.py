@@ -180,9 +180,16 @@ class CaptureSinceResult(_Result):
     elapsed_seconds: float
     lines_missed: bool = Field(
         description=(
-            "True when rows between the cursor and now could not be recovered exactly (trimmed, "
-            "cleared, reflowed or ambiguous); lines is then the visible screen."
+            "True when rows between the cursor and now may be gone (trimmed, cleared, reflowed "
+            "or ambiguous); lines is then the visible screen, or every row if may_repeat > 0."
         )
+    )
+    may_repeat: int = Field(
+        default=0,
+        description=(
+            "gridmux: the first may_repeat lines may be rows you already got (a cursor with too "
+            "few rows above it could not be placed, so lines starts at the pane's first row)."
+        ),
     )
     truncated: bool
     truncated_lines: int = Field(

@@ -6,10 +6,7 @@ the core plans which rows to read and turns the snapshot into a result.
 
 from __future__ import annotations
 
-import dataclasses
-import secrets
 import time
-from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import Field
@@ -17,13 +14,10 @@ from pydantic import Field
 from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
 from gridmux.capture import (
     FIRST_PLAN,
-    WATCH_ID,
     CursorRejected,
     Reading,
     ReadPlan,
     Refusal,
-    SnapshotView,
-    Vouch,
     first,
     follow,
     limit_tail,
@@ -39,7 +33,7 @@ from ._refusals import refusal_error
 
 
 def read_plan(
-    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan, *, watch: bool = False
+    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan
 ) -> PaneSnapshot:
     """One atomic snapshot of the rows ``plan`` names: how capture_since reads
     (the benchmark and the tests read the same way)."""
@@ -50,56 +44,7 @@ def read_plan(
         end=plan.end,
         untrimmed_start=plan.untrimmed_start,
         samples=plan.samples,
-        watch=watch,
     )
-
-
-def watched_read(
-    backend: TmuxBackend,
-    server: ServerRef,
-    pane_id: str,
-    read: Callable[[Callable[[ReadPlan], PaneSnapshot], Vouch | None], Reading],
-    before: object | None,
-    *,
-    watch: bool,
-) -> tuple[Reading, object | None]:
-    """A reading, and the output watch's mark for its cursor when the cursor
-    needs one.
-
-    ``read`` makes the reading from the snapshots it is given, with the
-    ``vouch`` it is given. A cursor whose window reaches the top of the grid
-    (a fresh pane: no sentinel row) cannot always be placed by rows; its
-    follow-up is then placed by the watch (``TmuxBackend.vouches``) between
-    its mark and the follow-up's. So a read whose cursor has a mark is a
-    watched snapshot, and a read that made such a cursor without one is made
-    again, watched (once the watchers are attached, nothing is re-read).
-    """
-    taken: list[PaneSnapshot] = []
-
-    def snapshot(watched: bool) -> Callable[[ReadPlan], PaneSnapshot]:
-        def take(plan: ReadPlan) -> PaneSnapshot:
-            snap = read_plan(backend, server, pane_id, plan, watch=watched)
-            taken.append(snap)
-            return snap
-
-        return take
-
-    def vouch(view: SnapshotView) -> bool:
-        return isinstance(view, PaneSnapshot) and backend.vouches(server, before, view.mark)
-
-    watched = watch and before is not None
-    reading = read(snapshot(watched), vouch if watched else None)
-    if not watch or reading.cursor.sentinels or reading.cursor.alternate_on:
-        return reading, None
-    if not watched:
-        reading = read(snapshot(True), None)
-    mark = taken[-1].mark
-    if mark is None:
-        return reading, None
-    # Its own id: one cursor text, one instant (a retry of a call whose
-    # answer was lost must not be placed from a later mark).
-    cursor = dataclasses.replace(reading.cursor, watched=secrets.token_bytes(WATCH_ID))
-    return dataclasses.replace(reading, cursor=cursor), mark
 
 
 @tool("Capture Since")
@@ -146,7 +91,9 @@ async def capture_since(
 
     lines_missed=true means rows could not be recovered exactly (trimmed
     by history-limit, cleared, rewrapped by a width change, or ambiguous):
-    lines is then the visible screen and the new cursor starts there.
+    lines is then the visible screen and the new cursor starts there. In a
+    fresh pane (a cursor with few rows above it) it is every row the pane
+    holds instead, and its first may_repeat lines may repeat rows you got.
     first_line_rewritten=true means lines[0] replaces the last line you
     got before (e.g. a command typed at the prompt). Truncation drops the
     oldest lines and is reported in truncated_lines/truncated_bytes.
@@ -160,22 +107,15 @@ async def capture_since(
     server = ctx.server(socket_name, socket_path)
     targeted = session_name is not None or session_id is not None or window_id is not None
 
-    watch = ctx.settings.watch
+    def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
+        return read_plan(ctx.backend, server, target, plan)
 
-    def read() -> tuple[str, Reading, object | None]:
+    def read() -> tuple[str, Reading]:
         if cursor is None:
             target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            reading, mark = watched_read(
-                ctx.backend,
-                server,
-                target,
-                lambda snapshot, _vouch: first(
-                    snapshot(FIRST_PLAN), memory=ctx.row_memory, keep_ledger=True
-                ),
-                None,
-                watch=watch,
+            return target, first(
+                snapshot(target, FIRST_PLAN), memory=ctx.row_memory, keep_ledger=True
             )
-            return target, reading, mark
         parsed = parse_cursor(cursor, pane_id=pane_id)
         if targeted:
             pane = ctx.resolve(server, None, session_name, session_id, window_id)
@@ -185,45 +125,39 @@ async def capture_since(
                     f"the cursor belongs to pane {parsed.pane_id}, but the target "
                     f"resolves to {pane.pane_id}",
                 )
-        ledger = ctx.ledgers.get(cursor)
         try:
             # Rows near the screen when the ledger can prove the position,
-            # else the full read (and the watch, for a young cursor).
-            reading, mark = watched_read(
-                ctx.backend,
-                server,
-                parsed.pane_id,
-                lambda snapshot, vouch: follow(
-                    parsed, ledger, snapshot, memory=ctx.row_memory, vouch=vouch
-                ),
-                ctx.marks.get(cursor),
-                watch=watch,
+            # else the full read.
+            reading = follow(
+                parsed,
+                ctx.ledgers.get(cursor),
+                lambda plan: snapshot(parsed.pane_id, plan),
+                memory=ctx.row_memory,
             )
         except NotFound as exc:
             raise NotFound(
                 f"pane {parsed.pane_id} of this cursor no longer exists",
                 hint="Call capture_since without a cursor on a live pane (see list_panes).",
             ) from exc
-        return parsed.pane_id, reading, mark
+        return parsed.pane_id, reading
 
-    def guarded() -> tuple[str, Reading, object | None]:
+    def guarded() -> tuple[str, Reading]:
         try:
             return read()
         except CursorRejected as exc:
             raise refusal_error(exc) from exc
 
-    target, reading, mark = await ctx.call(guarded)
+    target, reading = await ctx.call(guarded)
     limited = limit_tail(reading.lines, max_lines, max_bytes)
     new_cursor = reading.cursor.encode()
     ctx.ledgers.put(new_cursor, reading.ledger)
-    if mark is not None:
-        ctx.marks.put(new_cursor, mark)
     return CaptureSinceResult(
         pane_id=target,
         cursor=new_cursor,
         lines=list(limited.lines),
         elapsed_seconds=round(time.perf_counter() - started, 6),
         lines_missed=reading.lines_missed,
+        may_repeat=max(0, reading.may_repeat - limited.truncated_lines),
         truncated=limited.truncated,
         truncated_lines=limited.truncated_lines,
         truncated_bytes=limited.truncated_bytes,
@@ -236,4 +170,4 @@ async def capture_since(
 TOOLS = (capture_since,)
 
 
-__all__ = ["TOOLS", "capture_since", "read_plan", "watched_read"]
+__all__ = ["TOOLS", "capture_since", "read_plan"]
