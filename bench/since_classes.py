@@ -63,7 +63,7 @@ from gridmux.capture import (
     follow,
 )
 from gridmux.settings import Settings
-from gridmux.tools.capture_since import read_plan
+from gridmux.tools._reader import read_plan
 
 NUMBER = re.compile(r"^Z(\d{7})$")
 #: Column of the cursor after the status row.

@@ -15,6 +15,7 @@ from gridmux.backend import (
     ServerRef,
     SplitDirection,
     TmuxFailure,
+    layout_checksum,
 )
 from gridmux.backend._command_backend import TmuxCommandBackend
 
@@ -195,8 +196,12 @@ def test_select_layout(backend: TmuxCommandBackend, tmux_server: ServerRef, pane
     backend.select_layout(tmux_server, window.window_id, "tiled")
     backend.select_layout(tmux_server, window.window_id, layout)  # a string tmux printed
     assert {p.top for p in backend.list_panes(tmux_server)} == {0}
-    # tmux 3.2a says "can't set layout", later releases "invalid layout"
-    with pytest.raises(TmuxFailure, match=r"invalid layout|can't set layout"):
+    # A layout that tiles, for one pane: tmux's own refusal for three panes
+    # (3.2a: "can't set layout", 3.3a: "have 3 panes but need 1", later: "invalid layout").
+    single = f"{layout_checksum('80x24,0,0,0'):04x},80x24,0,0,0"
+    with pytest.raises(TmuxFailure, match=r"invalid layout|can't set layout|but need 1"):
+        backend.select_layout(tmux_server, window.window_id, single)
+    with pytest.raises(InvalidArgument, match="wrong checksum"):
         backend.select_layout(tmux_server, window.window_id, "ffff,80x24,0,0,0")
     with pytest.raises(NotFound):
         backend.select_layout(tmux_server, "@99", "tiled")

@@ -22,7 +22,7 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
-from gridmux.tools.capture_since import read_plan
+from gridmux.tools._reader import read_plan
 
 from .conftest import RawTmux, WaitUntil, WriteToPane
 from .test_capture_since_tmux import make_pane

@@ -21,7 +21,7 @@ from gridmux.capture import (
     bounded_plan,
     first,
 )
-from gridmux.tools.capture_since import read_plan
+from gridmux.tools._reader import read_plan
 from tmuxsim import SimBackend
 
 REF = ServerRef()

@@ -47,7 +47,7 @@ from gridmux.capture import (
     follow,
     row_hash,
 )
-from gridmux.tools.capture_since import read_plan
+from gridmux.tools._reader import read_plan
 from tmuxsim import SimBackend
 
 VERSIONS = ("3.2a", "3.3a", "3.5a", "3.7c", "3.8")

@@ -25,7 +25,7 @@ from gridmux.capture import (
 )
 from gridmux.capture._bounded import _OLDEST, DEFAULT_LEDGER_BYTES
 from gridmux.capture._rows import LEDGER_ITEM, ledger_of
-from gridmux.tools.capture_since import read_plan
+from gridmux.tools._reader import read_plan
 from tmuxsim import SimBackend
 
 REF = ServerRef()

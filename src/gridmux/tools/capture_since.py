@@ -1,7 +1,8 @@
-"""capture_since: the driver around the sans-IO core in ``gridmux.capture``.
+"""capture_since: a pane's cursor reads (``_reader.PaneReader``) as a tool.
 
-One atomic snapshot per call (state and rows from one tmux command list):
-the core plans which rows to read and turns the snapshot into a result.
+One atomic snapshot per call (state and rows from one tmux command list),
+two when a bounded follow-up cannot prove its position: the core plans
+which rows to read and turns the snapshot into a result.
 """
 
 from __future__ import annotations
@@ -11,40 +12,20 @@ from typing import Annotated
 
 from pydantic import Field
 
-from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
 from gridmux.capture import (
-    FIRST_PLAN,
     CursorRejected,
     Reading,
-    ReadPlan,
     Refusal,
-    first,
-    follow,
     limit_tail,
     parse_cursor,
 )
-from gridmux.errors import NotFound
 from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext
 from ._models import CaptureSinceResult
 from ._params import PaneIdText, SessionId, SessionName, SocketName, SocketPath, WindowId
-from ._refusals import refusal_error
-
-
-def read_plan(
-    backend: TmuxBackend, server: ServerRef, pane_id: str, plan: ReadPlan
-) -> PaneSnapshot:
-    """One atomic snapshot of the rows ``plan`` names: how capture_since reads
-    (the benchmark and the tests read the same way)."""
-    return backend.snapshot(
-        server,
-        pane_id,
-        start=plan.start,
-        end=plan.end,
-        untrimmed_start=plan.untrimmed_start,
-        samples=plan.samples,
-    )
+from ._reader import PaneReader
+from ._refusals import guarded
 
 
 @tool("Capture Since")
@@ -106,16 +87,12 @@ async def capture_since(
     started = time.perf_counter()
     server = ctx.server(socket_name, socket_path)
     targeted = session_name is not None or session_id is not None or window_id is not None
-
-    def snapshot(target: str, plan: ReadPlan) -> PaneSnapshot:
-        return read_plan(ctx.backend, server, target, plan)
+    reader = PaneReader(ctx, server)
 
     def read() -> tuple[str, Reading]:
         if cursor is None:
             target = ctx.pane_target(server, pane_id, session_name, session_id, window_id)
-            return target, first(
-                snapshot(target, FIRST_PLAN), memory=ctx.row_memory, keep_ledger=True
-            )
+            return target, reader.first(target)
         parsed = parse_cursor(cursor, pane_id=pane_id)
         if targeted:
             pane = ctx.resolve(server, None, session_name, session_id, window_id)
@@ -125,29 +102,9 @@ async def capture_since(
                     f"the cursor belongs to pane {parsed.pane_id}, but the target "
                     f"resolves to {pane.pane_id}",
                 )
-        try:
-            # Rows near the screen when the ledger can prove the position,
-            # else the full read.
-            reading = follow(
-                parsed,
-                ctx.ledgers.get(cursor),
-                lambda plan: snapshot(parsed.pane_id, plan),
-                memory=ctx.row_memory,
-            )
-        except NotFound as exc:
-            raise NotFound(
-                f"pane {parsed.pane_id} of this cursor no longer exists",
-                hint="Call capture_since without a cursor on a live pane (see list_panes).",
-            ) from exc
-        return parsed.pane_id, reading
+        return parsed.pane_id, reader.follow(parsed, ctx.ledgers.get(cursor))
 
-    def guarded() -> tuple[str, Reading]:
-        try:
-            return read()
-        except CursorRejected as exc:
-            raise refusal_error(exc) from exc
-
-    target, reading = await ctx.call(guarded)
+    target, reading = await ctx.call(guarded(read))
     limited = limit_tail(reading.lines, max_lines, max_bytes)
     new_cursor = reading.cursor.encode()
     ctx.ledgers.put(new_cursor, reading.ledger)
@@ -170,4 +127,4 @@ async def capture_since(
 TOOLS = (capture_since,)
 
 
-__all__ = ["TOOLS", "capture_since", "read_plan"]
+__all__ = ["TOOLS", "capture_since"]

@@ -6,7 +6,8 @@ enforces its own deadline and ends it with a structured result
 (``timed_out``), never a protocol error, and reports progress to clients
 that asked for it.
 
-wait_for_text reads through the capture_since core: each poll returns
+wait_for_text reads as capture_since does (``_reader.PaneReader``, the
+bounded follow-up with each reading's ledger): each poll returns
 exactly the rows written or rewritten since the previous one, so text that
 was on the pane before the call never matches, text that scrolled past the
 screen between two polls still does, and a repeated line (a second prompt)
@@ -27,21 +28,14 @@ from fastmcp import Context
 from pydantic import Field
 
 from gridmux.backend import PaneSnapshot, PaneState
-from gridmux.capture import (
-    FIRST_PLAN,
-    FOLLOW_PLAN,
-    Cursor,
-    Reading,
-    advance,
-    first,
-    limit_tail,
-)
+from gridmux.capture import Reading, limit_tail
 from gridmux.errors import InvalidArgument, PaneDead, PaneRespawned
 from gridmux.safety import tool
 
 from ._context import TOOL_CONTEXT, ToolContext, tool_error
 from ._observe_models import ContentChangeResult, WaitForTextResult, WaitOutcome
 from ._params import PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
+from ._reader import PaneReader
 from ._refusals import guarded
 from ._text import TextPattern, compile_pattern
 from ._waiting import Progress, Timeout
@@ -170,17 +164,18 @@ async def wait_for_text(
     success = compile_all(patterns, regex=regex, match_case=match_case, what="patterns")
     stops = compile_all(stop, regex=regex, match_case=match_case, what="stop")
 
+    reader = PaneReader(ctx, server)
+
     def begin() -> tuple[str, Reading]:
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
-        snap = ctx.backend.snapshot(server, pane.pane_id, start=FIRST_PLAN.start, end=None)
-        return pane.pane_id, first(snap, memory=ctx.row_memory)
+        return pane.pane_id, reader.first(pane.pane_id)
 
     target, entry = await ctx.call(guarded(begin))
     at_entry = _first_hit(success, entry.lines) is not None
     progress = Progress(context, started, timeout, f"waiting for text in pane {target}")
     await progress.report(force=True)
     transcript = _Transcript(entry.lines)
-    cursor: Cursor = entry.cursor
+    last: Reading = entry
     seen: list[str] = []
     alternate_now = alternate_seen = entry.alternate_on
     outcome: WaitOutcome | None = None
@@ -188,18 +183,15 @@ async def wait_for_text(
     matched_lines: list[str] = []
     deadline = started + timeout
 
-    def poll(cursor: Cursor) -> Reading:
-        snap = ctx.backend.snapshot(server, target, start=FOLLOW_PLAN.start, end=None)
-        return advance(cursor, snap, memory=ctx.row_memory)
-
     while outcome is None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             outcome = "alternate_screen" if alternate_now else "timeout"
             break
         await anyio.sleep(min(interval, remaining))
-        reading = await ctx.call(guarded(functools.partial(poll, cursor)))
-        cursor = reading.cursor
+        # A bounded follow-up of the last reading, with its ledger.
+        reading = await ctx.call(functools.partial(reader.follow, last.cursor, last.ledger))
+        last = reading
         alternate_now = reading.alternate_on
         if alternate_now:
             alternate_seen = True
