@@ -28,6 +28,7 @@ from ._ids import (
 )
 from ._plain import only_appended
 from ._protocol import TmuxBackend
+from ._release import OLDEST_RELEASE, VersionName, read_version, tmux_release
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -51,6 +52,7 @@ from ._types import (
 __all__ = [
     "IDS",
     "LAYOUT_PRESETS",
+    "OLDEST_RELEASE",
     "PANE_ID",
     "SESSION_ID",
     "SESSION_NAME",
@@ -83,10 +85,13 @@ __all__ = [
     "TmuxTimeout",
     "TmuxUnavailable",
     "TypedRun",
+    "VersionName",
     "WindowDirection",
     "WindowInfo",
     "hook_names",
     "is_json_layout",
     "only_appended",
+    "read_version",
     "resolve_row_range",
+    "tmux_release",
 ]

@@ -121,12 +121,6 @@ def split_args(direction: SplitDirection, size: str | None) -> list[str]:
 _LAYOUT_STRING = re.compile(r"[0-9a-f]{4},[0-9x,\[\]{}]+")
 
 
-def tmux_release(version: str) -> tuple[int, int]:
-    """``(major, minor)`` of a ``#{version}`` like ``3.3a``, ``3.8`` or ``next-3.8``."""
-    match = re.search(r"(\d+)\.(\d+)", version)
-    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
-
-
 def check_layout(layout: str) -> str:
     if not isinstance(layout, str) or not (
         layout in LAYOUT_PRESETS or _LAYOUT_STRING.fullmatch(layout) or is_json_layout(layout)

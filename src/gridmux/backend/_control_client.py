@@ -23,7 +23,6 @@ import contextlib
 import itertools
 import math
 import os
-import re
 import secrets
 import select
 import shutil
@@ -42,6 +41,7 @@ from ._control_syntax import (
     parse_segment,
     request_lines,
 )
+from ._release import tmux_release
 from ._spawn import spawn
 from ._transport import (
     Completed,
@@ -187,7 +187,7 @@ class ControlClient:
             version = self._reply(shown[:-1], []).stdout.decode(errors="replace")
         except TransportBroken:
             return False
-        self.output_accumulates = _release(version) < FLAT_OUTPUT_FROM
+        self.output_accumulates = tmux_release(version) < FLAT_OUTPUT_FROM
         return True
 
     def _stop(self) -> None:
@@ -489,16 +489,6 @@ class ControlClient:
             self._stop()
             raise TransportBroken("the request's closing block is malformed")
         return lines
-
-
-def _release(version: str) -> tuple[int, int]:
-    """``(3, 3)`` for ``3.3a`` or ``next-3.8``; a build without a release number
-    (``master``) counts as new, OpenBSD's base tmux (``openbsd-7.4``, numbered by
-    OpenBSD's release) as old: the capture route works on any release."""
-    if version.startswith("openbsd-"):  # OpenBSD's own release number, not tmux's
-        return (0, 0)
-    found = re.search(r"(\d+)\.(\d+)", version)
-    return (int(found[1]), int(found[2])) if found else (99, 0)
 
 
 @dataclass(frozen=True, slots=True)
