@@ -29,6 +29,7 @@ from ._ids import (
 from ._plain import only_appended
 from ._protocol import TmuxBackend
 from ._release import OLDEST_RELEASE, VersionName, read_version, tmux_release
+from ._sockets import default_socket_path, socket_directory
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -88,10 +89,12 @@ __all__ = [
     "VersionName",
     "WindowDirection",
     "WindowInfo",
+    "default_socket_path",
     "hook_names",
     "is_json_layout",
     "only_appended",
     "read_version",
     "resolve_row_range",
+    "socket_directory",
     "tmux_release",
 ]

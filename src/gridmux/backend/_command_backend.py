@@ -38,7 +38,7 @@ from ._commands import (
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import TmuxRunner
-from ._transport import default_socket_path
+from ._sockets import default_socket_path
 from ._typed_run import pipe_literal, pipe_open_command
 from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
 from ._watch import IDLE_SECONDS, Watch

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 
 from ._commands import Command
 from ._control_client import ControlClient
-from ._transport import Completed, NotCarried, TmuxProgram, default_socket_path
+from ._sockets import default_socket_path
+from ._transport import Completed, NotCarried, TmuxProgram
 from ._types import ServerRef
 
 SUBPROCESS_ONLY = frozenset(
@@ -86,7 +87,9 @@ class ControlTransport:
             return found
 
     def _new(self, server: ServerRef) -> ControlClient:
-        argv = [*self._program.client_argv(server), *ATTACH]
+        # By its socket: the client runs without $TMUX, which names the default server
+        by_path = ServerRef(socket_path=default_socket_path(server))
+        argv = [*self._program.client_argv(by_path), *ATTACH]
         client = ControlClient(argv, timeout=self._timeout)
         self._all.append(client)
         return client

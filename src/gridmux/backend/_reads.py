@@ -37,7 +37,7 @@ from ._snapshot import (
     snapshot_commands,
     state_command,
 )
-from ._transport import default_socket_path
+from ._sockets import default_socket_path
 from ._types import (
     BufferInfo,
     HookEntry,
