@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
+from gridmux.backend._procfs import read_stat
 from gridmux.errors import NotFound
 
 from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
@@ -265,20 +266,15 @@ def plain_value(plain: TmuxCommandBackend, server: ServerRef, value: str) -> str
     return plain.show_options(server, scope="server").get("@expected")
 
 
-def _state(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
-
-
 def test_a_killed_client_is_replaced_and_errors_still_translate(
     control: TmuxCommandBackend, tmux_server: ServerRef, session: str, wait_until: WaitUntil
 ) -> None:
     control.list_sessions(tmux_server)
     (pid,) = channel_pids(control)
     os.kill(pid, 9)  # our own child process
-    wait_until(lambda: _state(pid) in ("Z", None), what="the control client to die")
+    wait_until(
+        lambda: (found := read_stat(pid)) is None or found.ended, what="the control client to die"
+    )
     assert [s.session_name for s in control.list_sessions(tmux_server)] == ["main"]
     (replacement,) = channel_pids(control)
     assert replacement != pid
