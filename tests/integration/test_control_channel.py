@@ -154,7 +154,7 @@ def test_captures_leave_no_buffer_and_no_file(
         made.append(real_mkdtemp(prefix=prefix))
         return made[-1]
 
-    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", mkdtemp)
+    monkeypatch.setattr("gridmux.backend._capture_route.tempfile.mkdtemp", mkdtemp)
     tmux("set-buffer", "-b", "users", "the user's own buffer")
     for _ in range(3):
         assert control.snapshot(tmux_server, session, untrimmed_start=-5) == plain.snapshot(
@@ -188,7 +188,7 @@ def test_a_server_that_cannot_write_captures_is_read_by_process(
     """A folder the tmux server cannot write to (another user's server, another
     /tmp): the read still answers, by process, and leaves no buffer."""
     gone = tmp_path / "not-there"
-    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", lambda **_: str(gone))
+    monkeypatch.setattr("gridmux.backend._capture_route.tempfile.mkdtemp", lambda **_: str(gone))
     wrapper, log = counting_tmux(tmp_path, tmux_bin)
     counted = TmuxCommandBackend(wrapper, control_mode=True)
     try:

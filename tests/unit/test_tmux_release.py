@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gridmux.backend import OLDEST_RELEASE, VersionName, read_version, tmux_release
-from gridmux.backend._control_client import FLAT_OUTPUT_FROM
+from gridmux.backend._capture_route import FLAT_OUTPUT_FROM
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,6 +19,7 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 
+from ._capture_route import CaptureRoute
 from ._commands import Command
 from ._control_client import ControlClient
 from ._sockets import default_socket_path
@@ -75,6 +76,7 @@ class ControlTransport:
         self._waiters: dict[str, list[ControlClient]] = {}
         self._all: list[ControlClient] = []
         self._lock = threading.Lock()
+        self._captures = CaptureRoute()  # tmux before 3.6 only
         weakref.finalize(self, _close_all, self._all)
 
     def client(self, server: ServerRef) -> ControlClient:
@@ -108,7 +110,7 @@ class ControlTransport:
             raise NotCarried("a command a control client must not run")
         client = self.client(server)
         try:
-            return client.request(commands)
+            return self._captures.run(client, commands)
         except NotCarried:
             if any(command[0] == "new-session" for command in commands):
                 # The next transport is about to create a session to attach to.
@@ -138,6 +140,7 @@ class ControlTransport:
 
     def close(self) -> None:
         _close_all(self._all)
+        self._captures.close()
 
 
 def _close_all(clients: list[ControlClient]) -> None:
