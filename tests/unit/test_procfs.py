@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,11 +34,18 @@ def test_a_malformed_line_is_refused(line: bytes) -> None:
         parse_stat(line)
 
 
-def test_this_process_reads_back() -> None:
+def test_a_live_process_reads_back() -> None:
     own = read_stat(os.getpid())
     assert own is not None
     assert (own.ppid, own.pgrp, own.state) == (os.getppid(), os.getpgrp(), b"R")
-    assert command_line(os.getpid()) == [os.fsencode(arg) for arg in sys.orig_argv]
+    argv = [sys.executable, "-c", "import sys; sys.stdin.read()", "a b", ""]
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE)  # exec'd when Popen returns
+    try:
+        assert command_line(child.pid) == [os.fsencode(arg) for arg in argv]
+        found = read_stat(child.pid)
+        assert found is not None and found.ppid == os.getpid() and not found.ended
+    finally:
+        child.communicate(b"")
     assert read_stat(2**22 + 1) is None  # above any pid_max
     assert command_line(2**22 + 1) is None
 
