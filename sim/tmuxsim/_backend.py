@@ -47,7 +47,7 @@ from gridmux.backend import (
 from ._clock import Clock, ManualClock
 from ._processes import ProcessTable
 from ._server import SimServer
-from ._server_state import default_socket_path
+from ._server_state import socket_of
 from ._values import pane_info, session_info, window_info
 from ._values import pane_state as pane_state_value
 
@@ -57,10 +57,6 @@ _CAPTURE_MIN = -(2**31)
 
 _SWAP_NAME = re.compile(r"@[A-Za-z0-9_-]{1,64}")
 _SWAP_VALUE = re.compile(r"[A-Za-z0-9._-]{0,128}")
-
-
-def socket_path(ref: ServerRef) -> str:
-    return ref.socket_path or default_socket_path(ref.socket_name or "default")
 
 
 def _socket_name(ref: ServerRef) -> str | None:
@@ -121,16 +117,16 @@ class SimBackend:
         self._lock = threading.RLock()
         self._servers: dict[str, SimServer] = {}
         for ref, server in (servers or {}).items():
-            server.socket_name, server.socket_path = _socket_name(ref), socket_path(ref)
-            self._servers[socket_path(ref)] = server
+            server.socket_name, server.socket_path = _socket_name(ref), socket_of(ref)
+            self._servers[socket_of(ref)] = server
 
     # -- test hooks ----------------------------------------------------------------
     def server(self, ref: ServerRef | None = None) -> SimServer:
         """The running SimServer behind ``ref`` (for tests that drive panes directly)."""
         ref = ref or ServerRef()
-        server = self._servers.get(socket_path(ref))
+        server = self._servers.get(socket_of(ref))
         if server is None or not server.alive:
-            raise NotFound(f"no server running on {socket_path(ref)}")
+            raise NotFound(f"no server running on {socket_of(ref)}")
         return server
 
     def _start_server(self, ref: ServerRef) -> SimServer:
@@ -138,19 +134,19 @@ class SimBackend:
             self.version,
             clock=self.clock,
             socket_name=_socket_name(ref),
-            socket_path=socket_path(ref),
+            socket_path=socket_of(ref),
             processes=self.processes,
         )
-        self._servers[socket_path(ref)] = server
+        self._servers[socket_of(ref)] = server
         return server
 
     # -- discovery --------------------------------------------------------------------
     def server_info(self, server: ServerRef) -> ServerInfo:
-        sim = self._servers.get(socket_path(server))
+        sim = self._servers.get(socket_of(server))
         alive = sim is not None and sim.alive
         return ServerInfo(
             socket_name=_socket_name(server),
-            socket_path=socket_path(server),
+            socket_path=socket_of(server),
             is_alive=alive,
             pid=sim.pid if sim is not None and alive else None,
             version=str(sim.version) if sim is not None else self.version,
@@ -158,7 +154,7 @@ class SimBackend:
         )
 
     def list_sessions(self, server: ServerRef) -> list[SessionInfo]:
-        sim = self._servers.get(socket_path(server))
+        sim = self._servers.get(socket_of(server))
         if sim is None or not sim.alive:
             return []
         return [session_info(s) for s in sim.ordered_sessions()]
@@ -333,7 +329,7 @@ class SimBackend:
         environment: Mapping[str, str] | None = None,
         command: str | None = None,
     ) -> SessionInfo:
-        sim = self._servers.get(socket_path(server))
+        sim = self._servers.get(socket_of(server))
         if sim is None or not sim.alive:
             sim = self._start_server(server)
         try:

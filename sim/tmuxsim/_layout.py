@@ -120,6 +120,13 @@ def _spread(total: int, count: int) -> list[int]:
     return [each] * (count - 1) + [last]
 
 
+def _spread_leaves(kind: Kind, panes: list[int], sx: int, sy: int) -> list[Cell]:
+    """A leaf per pane, side by side (``lr``) or stacked (``tb``) in ``sx`` x ``sy``."""
+    if kind == "lr":
+        return [_leaf(p, w, sy) for p, w in zip(panes, _spread(sx, len(panes)), strict=True)]
+    return [_leaf(p, sx, h) for p, h in zip(panes, _spread(sy, len(panes)), strict=True)]
+
+
 def checksum(text: str) -> int:
     # layout.c:layout_checksum
     csum = 0
@@ -294,38 +301,19 @@ def named_layout(
     count = len(panes)
     if count == 1:
         return Layout.single(panes[0], sx, sy)
-    if name == "even-horizontal":
-        return Layout(
-            _container(
-                "lr",
-                sx,
-                sy,
-                [_leaf(p, w, sy) for p, w in zip(panes, _spread(sx, count), strict=True)],
-            )
-        )
-    if name == "even-vertical":
-        return Layout(
-            _container(
-                "tb",
-                sx,
-                sy,
-                [_leaf(p, sx, h) for p, h in zip(panes, _spread(sy, count), strict=True)],
-            )
-        )
+    if name in ("even-horizontal", "even-vertical"):
+        kind: Kind = "lr" if name == "even-horizontal" else "tb"
+        return Layout(_container(kind, sx, sy, _spread_leaves(kind, panes, sx, sy)))
     if name == "main-horizontal":
         main = _main_size(main_height, sy)
         rest_h = sy - main - 1
-        others = [
-            _leaf(p, w, rest_h) for p, w in zip(panes[1:], _spread(sx, count - 1), strict=True)
-        ]
+        others = _spread_leaves("lr", panes[1:], sx, rest_h)
         bottom = others[0] if count == 2 else _container("lr", sx, rest_h, others)
         return Layout(_container("tb", sx, sy, [_leaf(panes[0], sx, main), bottom]))
     if name == "main-vertical":
         main = _main_size(main_width, sx)
         rest_w = sx - main - 1
-        others = [
-            _leaf(p, rest_w, h) for p, h in zip(panes[1:], _spread(sy, count - 1), strict=True)
-        ]
+        others = _spread_leaves("tb", panes[1:], rest_w, sy)
         right = others[0] if count == 2 else _container("tb", rest_w, sy, others)
         return Layout(_container("lr", sx, sy, [_leaf(panes[0], main, sy), right]))
     if name == "tiled":
@@ -339,9 +327,7 @@ def named_layout(
             chunk = panes[row * columns : (row + 1) * columns]
             if not chunk:
                 break
-            leaves = [
-                _leaf(p, w, height) for p, w in zip(chunk, _spread(sx, len(chunk)), strict=True)
-            ]
+            leaves = _spread_leaves("lr", chunk, sx, height)
             row_cells.append(
                 leaves[0] if len(leaves) == 1 else _container("lr", sx, height, leaves)
             )

@@ -19,12 +19,11 @@ This is the layer the server's command groups (``_controls``,
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from gridmux.backend import NotFound
+from gridmux.backend import NotFound, ServerRef, default_socket_path
 
 from ._clock import Clock, ManualClock
 from ._format_vars import all_variables
@@ -37,9 +36,10 @@ from ._stores import Buffers, Channels, Environment
 from ._versions import TmuxVersion
 
 
-def default_socket_path(name: str) -> str:
-    """Where tmux puts ``-L name``'s socket (TMUX_TMPDIR unset)."""
-    return f"/tmp/tmux-{os.getuid()}/{name}"
+def socket_of(ref: ServerRef) -> str:
+    """Where tmux puts ``ref``'s socket on the simulated machine, which has
+    neither ``TMUX_TMPDIR`` nor ``TMUX`` (tmux's rule: ``gridmux.backend``)."""
+    return default_socket_path(ref, environ={})
 
 
 class ServerState:
@@ -67,7 +67,7 @@ class ServerState:
         self.processes = processes if processes is not None else ProcessTable()
         self.pid = pid if pid is not None else self.processes.new_pid()
         self.socket_name = socket_name
-        self.socket_path = socket_path or default_socket_path(socket_name or "default")
+        self.socket_path = socket_path or socket_of(ServerRef(socket_name))
         self.cwd = cwd
         self.program_factory = program_factory
         self.start_time = int(self.clock.now())

@@ -6,12 +6,11 @@ identical from 3.2a to 3.8.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-KNOWN_VERSIONS = ("3.2a", "3.3a", "3.4", "3.5a", "3.6b", "3.7c", "3.8")
+from gridmux.backend import read_version
 
-_VERSION = re.compile(r"^(?:next-)?(\d+)\.(\d+)([a-z]?)$")
+KNOWN_VERSIONS = ("3.2a", "3.3a", "3.4", "3.5a", "3.6b", "3.7c", "3.8")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -22,10 +21,18 @@ class TmuxVersion:
 
     @classmethod
     def parse(cls, text: str) -> TmuxVersion:
-        match = _VERSION.match(text.strip().removeprefix("tmux ").strip())
-        if match is None:
+        """The release to imitate for ``text`` (``3.5a``, or ``tmux -V``'s line).
+
+        Read as the real backend reads it (``gridmux.backend.read_version``): a
+        development build or release candidate is the release before it; a
+        name without a release is refused (the simulator needs one).
+        """
+        named = read_version(text)
+        if named is None:
             raise ValueError(f"not a tmux version: {text!r} (expected e.g. '3.5a')")
-        return cls(int(match.group(1)), int(match.group(2)), match.group(3))
+        if named.stage != "release":
+            return cls(*named.release)
+        return cls(named.major, named.minor, named.letter)
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}{self.patch}"

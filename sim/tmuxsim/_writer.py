@@ -10,6 +10,8 @@ character broken up by a write clears to blanks with its background.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ._line import BLANK, PAD, Line, cell_width
 from ._screen import Screen
 from ._style import DEFAULT_COLOUR, DEFAULT_STYLE, Style, cell_text, is_mark, mark, split_cell
@@ -182,28 +184,30 @@ class Writer:
             s.grid.view_scroll_region_down(s.rupper, s.rlower)
 
     def insert_lines(self, ny: int) -> None:
-        s = self.s
-        ny = max(ny, 1)
-        if s.cy < s.rupper or s.cy > s.rlower:
-            ny = min(ny, s.sy - s.cy)
-            if ny:
-                s.grid.view_insert_lines(s.cy, ny)
-            return
-        ny = min(ny, s.rlower + 1 - s.cy)
-        if ny:
-            s.grid.view_insert_lines_region(s.rlower, s.cy, ny)
+        grid = self.s.grid
+        self._shift_lines(ny, grid.view_insert_lines, grid.view_insert_lines_region)
 
     def delete_lines(self, ny: int) -> None:
+        grid = self.s.grid
+        self._shift_lines(ny, grid.view_delete_lines, grid.view_delete_lines_region)
+
+    def _shift_lines(
+        self,
+        ny: int,
+        below: Callable[[int, int], None],
+        in_region: Callable[[int, int, int], None],
+    ) -> None:
+        """IL/DL: ``below(cy, n)`` outside the scroll region, else ``in_region(rlower, cy, n)``."""
         s = self.s
         ny = max(ny, 1)
         if s.cy < s.rupper or s.cy > s.rlower:
             ny = min(ny, s.sy - s.cy)
             if ny:
-                s.grid.view_delete_lines(s.cy, ny)
+                below(s.cy, ny)
             return
         ny = min(ny, s.rlower + 1 - s.cy)
         if ny:
-            s.grid.view_delete_lines_region(s.rlower, s.cy, ny)
+            in_region(s.rlower, s.cy, ny)
 
     # -- characters ----------------------------------------------------------
 

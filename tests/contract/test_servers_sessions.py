@@ -92,8 +92,9 @@ def listen(path: Path, opened: list[socket.socket]) -> str:
 async def test_list_servers_with_no_socket_directory_is_empty(
     client: Client,  # type: ignore[type-arg]
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setenv("TMUX_TMPDIR", "/nonexistent-gridmux-dir")
+    monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path))  # no tmux-UID folder in it
     assert (await call(client, "list_servers"))["result"] == []
 
 

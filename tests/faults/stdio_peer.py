@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gridmux.backend._procfs import command_line, read_stat
+
 GRIDMUX = Path(sys.executable).with_name("gridmux")
 
 
@@ -24,30 +26,20 @@ def children(pid: int) -> set[int]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid:
+        stat = read_stat(int(entry.name))
+        if stat is not None and stat.ppid == pid:
             found.add(int(entry.name))
     return found
 
 
 def alive(pid: int) -> bool:
     """Whether ``pid`` is a process that has not ended (a zombie has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
+    stat = read_stat(pid)
+    return stat is not None and not stat.ended
 
 
 def argv_of(pid: int) -> list[str]:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
-    except OSError:
-        return []
+    return [arg.decode() for arg in command_line(pid) or []]
 
 
 class StdioPeer:

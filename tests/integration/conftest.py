@@ -53,7 +53,7 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.app import load_backend
-from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend
+from gridmux.backend import PaneSnapshot, ServerRef, TmuxBackend, read_version
 
 #: What tests type as ``wait_until``: poll ``predicate`` until truthy or fail.
 WaitUntil = Callable[..., None]
@@ -119,13 +119,9 @@ def tmux_bin() -> str:
 def tmux_release(tmux_bin: str) -> tuple[int, int]:
     """``(major, minor)`` of the tmux under test, for the few checks that differ."""
     out = subprocess.run([tmux_bin, "-V"], capture_output=True, text=True, check=True).stdout
-    return release_of(out)
-
-
-def release_of(version: str) -> tuple[int, int]:
-    match = re.search(r"(\d+)\.(\d+)", version)
-    assert match, f"cannot read a tmux version from {version!r}"
-    return int(match.group(1)), int(match.group(2))
+    named = read_version(out)
+    assert named is not None and named.stage == "release", f"not a tmux release: {out!r}"
+    return named.release
 
 
 def layout_size(layout: str) -> tuple[int, int]:

@@ -87,6 +87,30 @@ def test_named_socket_lives_in_tmux_tmpdir(backend: TmuxCommandBackend, isolated
     assert not backend.server_info(server).is_alive
 
 
+def test_the_default_server_inside_tmux_is_the_one_in_tmux_env(
+    backend: TmuxCommandBackend,
+    isolated_env: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmux_bin: str,
+) -> None:
+    """With no socket named, tmux's own rule: the server ``$TMUX`` names, not the
+    ``default`` label, over either transport (a control client runs without
+    ``$TMUX``, so it is given the socket)."""
+    folder = isolated_env / "tmp" / f"tmux-{os.getuid()}"
+    for label, session in (("gridmux-inside", "inside"), ("default", "labelled")):
+        started = [tmux_bin, "-L", label, "-f", "/dev/null", "new-session", "-d", "-s", session]
+        subprocess.run([*started, "exec sleep 100000"], check=True, timeout=10)
+    try:
+        monkeypatch.setenv("TMUX", f"{folder / 'gridmux-inside'},{os.getpid()},0")
+        assert [s.session_name for s in backend.list_sessions(ServerRef())] == ["inside"]
+        assert backend.server_info(ServerRef()).socket_path == str(folder / "gridmux-inside")
+        assert [s.session_name for s in backend.list_sessions(ServerRef("default"))] == ["labelled"]
+    finally:
+        monkeypatch.delenv("TMUX")
+        backend.kill_server(ServerRef("gridmux-inside"))
+        backend.kill_server(ServerRef("default"))
+
+
 def test_list_sessions_reports_each_session(
     backend: TmuxCommandBackend, tmux_server: ServerRef
 ) -> None:

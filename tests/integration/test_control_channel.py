@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gridmux.backend import ServerRef
 from gridmux.backend._command_backend import TmuxCommandBackend
+from gridmux.backend._procfs import read_stat
 from gridmux.errors import NotFound
 
 from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
@@ -153,7 +154,7 @@ def test_captures_leave_no_buffer_and_no_file(
         made.append(real_mkdtemp(prefix=prefix))
         return made[-1]
 
-    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", mkdtemp)
+    monkeypatch.setattr("gridmux.backend._capture_route.tempfile.mkdtemp", mkdtemp)
     tmux("set-buffer", "-b", "users", "the user's own buffer")
     for _ in range(3):
         assert control.snapshot(tmux_server, session, untrimmed_start=-5) == plain.snapshot(
@@ -187,7 +188,7 @@ def test_a_server_that_cannot_write_captures_is_read_by_process(
     """A folder the tmux server cannot write to (another user's server, another
     /tmp): the read still answers, by process, and leaves no buffer."""
     gone = tmp_path / "not-there"
-    monkeypatch.setattr("gridmux.backend._control_client.tempfile.mkdtemp", lambda **_: str(gone))
+    monkeypatch.setattr("gridmux.backend._capture_route.tempfile.mkdtemp", lambda **_: str(gone))
     wrapper, log = counting_tmux(tmp_path, tmux_bin)
     counted = TmuxCommandBackend(wrapper, control_mode=True)
     try:
@@ -265,20 +266,15 @@ def plain_value(plain: TmuxCommandBackend, server: ServerRef, value: str) -> str
     return plain.show_options(server, scope="server").get("@expected")
 
 
-def _state(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
-
-
 def test_a_killed_client_is_replaced_and_errors_still_translate(
     control: TmuxCommandBackend, tmux_server: ServerRef, session: str, wait_until: WaitUntil
 ) -> None:
     control.list_sessions(tmux_server)
     (pid,) = channel_pids(control)
     os.kill(pid, 9)  # our own child process
-    wait_until(lambda: _state(pid) in ("Z", None), what="the control client to die")
+    wait_until(
+        lambda: (found := read_stat(pid)) is None or found.ended, what="the control client to die"
+    )
     assert [s.session_name for s in control.list_sessions(tmux_server)] == ["main"]
     (replacement,) = channel_pids(control)
     assert replacement != pid

@@ -36,19 +36,22 @@ def test_each_argument_is_one_literal_word(arg: str, word: str) -> None:
 
 
 def test_a_request_is_one_list_with_markers_then_a_sentinel_line() -> None:
-    data = request_lines([["display-message", "-p", "x"], ["list-panes", "-a"]], ["M1"], "S")
+    groups = [[["display-message", "-p", "x"]], [["list-panes", "-a"]]]
+    data = request_lines(groups, ["M1"], "S")
     assert data == b"display-message -p x ; display-message -p M1 ; list-panes -a\n" + (
         b"display-message -p S\n"
     )
     with pytest.raises(ValueError, match="marker"):
-        request_lines([["a"], ["b"]], [], "S")
+        request_lines([[["a"]], [["b"]]], [], "S")
     with pytest.raises(ValueError, match="at least one"):
         request_lines([], [], "S")
-    # a tail: one more marker, then its commands with none between them
-    data = request_lines([["a"]], ["M1"], "S", tail=[["b", "-x"], ["c"]])
+    with pytest.raises(ValueError, match="at least one"):
+        request_lines([[["a"]], []], ["M1"], "S")
+    with pytest.raises(TypeError, match="group"):
+        request_lines([["display-message", "-p", "x"]], [], "S")  # a command, not a group
+    # a group of several commands: no marker between them
+    data = request_lines([[["a"]], [["b", "-x"], ["c"]]], ["M1"], "S")
     assert data == b"a ; display-message -p M1 ; b -x ; c\ndisplay-message -p S\n"
-    with pytest.raises(ValueError, match="tail"):
-        request_lines([["a"]], [], "S", tail=[["b"]])
 
 
 def test_marker_blocks_are_found_only_whole() -> None:

@@ -50,7 +50,12 @@ def dead_state(pane: SimPane) -> str:
 def test_every_known_version_parses_and_orders() -> None:
     versions = [TmuxVersion.parse(v) for v in KNOWN_VERSIONS]
     assert versions == sorted(versions)
-    assert TmuxVersion.parse("tmux next-3.8") == TmuxVersion(3, 8)
+    # read as the real backend reads it: a development build is the release before
+    assert TmuxVersion.parse("tmux next-3.8") == TmuxVersion(3, 7)
+    assert TmuxVersion.parse("tmux 3.3a\n") == TmuxVersion(3, 3, "a")
+    for unplaced in ("openbsd-7.4", "master", ""):
+        with pytest.raises(ValueError, match="not a tmux version"):
+            TmuxVersion.parse(unplaced)
 
 
 # -- pane lifecycle: pane_dead timing (§13) --------------------------------------------------

@@ -5,6 +5,7 @@ every call to its server."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,8 +14,9 @@ import pytest
 from fastmcp import Client
 
 from gridmux import Settings, create_server
+from gridmux.backend import socket_directory
 from gridmux.errors import InvalidArgument
-from gridmux.tools._context import check_socket_file, same_socket, socket_directory
+from gridmux.tools._context import check_socket_file, same_socket
 from tests.mcp_calls import call, call_error
 from tmuxsim import SimBackend
 
@@ -117,12 +119,12 @@ async def test_list_servers_under_confinement_refuses_another_servers_path(
     before tmux made its socket directory."""
     monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path / "tmpdir"))
     if directory == "made":
-        socket_directory().mkdir(parents=True)
+        (tmp_path / "tmpdir" / f"tmux-{os.getuid()}").mkdir(parents=True)
     other = str(tmp_path / "other.sock")
     error = await call_error(confined, "list_servers", extra_socket_paths=[other])
     assert "confined to tmux server socket_name 'agent'" in error
     assert "--allow-other-servers on" in error
-    own = str(socket_directory() / "agent")
+    own = os.path.join(socket_directory(), "agent")
     assert await call(confined, "list_servers", extra_socket_paths=[own]) == await call(
         confined, "list_servers"
     )

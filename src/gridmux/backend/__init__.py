@@ -30,6 +30,8 @@ from ._ids import (
 )
 from ._layouts import LayoutCell, check_fits, layout_checksum, parse_layout
 from ._protocol import TmuxBackend
+from ._release import OLDEST_RELEASE, VersionName, read_version, tmux_release
+from ._sockets import default_socket_path, socket_directory
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -54,6 +56,7 @@ __all__ = [
     "CONTROL_CHARACTER",
     "IDS",
     "LAYOUT_PRESETS",
+    "OLDEST_RELEASE",
     "PANE_ID",
     "SESSION_ID",
     "SESSION_NAME",
@@ -88,12 +91,17 @@ __all__ = [
     "TmuxTimeout",
     "TmuxUnavailable",
     "TypedRun",
+    "VersionName",
     "WindowDirection",
     "WindowInfo",
     "check_fits",
+    "default_socket_path",
     "hook_names",
     "is_json_layout",
     "layout_checksum",
     "parse_layout",
+    "read_version",
     "resolve_row_range",
+    "socket_directory",
+    "tmux_release",
 ]

@@ -134,12 +134,6 @@ def split_args(direction: SplitDirection, size: str | None) -> list[str]:
     return args
 
 
-def tmux_release(version: str) -> tuple[int, int]:
-    """``(major, minor)`` of a ``#{version}`` like ``3.3a``, ``3.8`` or ``next-3.8``."""
-    match = re.search(r"(\d+)\.(\d+)", version)
-    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
-
-
 def check_layout(layout: str) -> str:
     """A preset, or a layout string or JSON layout that tiles (``_layouts``)."""
     parse_layout(layout)

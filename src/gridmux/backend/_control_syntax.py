@@ -36,24 +36,22 @@ def marker_command(token: str) -> str:
 
 
 def request_lines(
-    commands: Sequence[Command],
-    markers: Sequence[str],
-    sentinel: str,
-    tail: Sequence[Command] = (),
+    groups: Sequence[Sequence[Command]], markers: Sequence[str], sentinel: str
 ) -> bytes:
-    """The bytes to send: ``c1 ; m1 ; c2 ; m2 ; … ; cN`` then the sentinel line.
+    """The bytes to send: ``g1 ; m1 ; g2 ; m2 ; … ; gN`` then the sentinel line.
 
-    ``markers`` has one token per command but the last, and one more for a
-    ``tail``: commands after a last marker with none between them, so their
-    output (if any) is one more segment. The list stays one line, so tmux
-    runs it as one command list, back-to-back.
+    A group is one or more commands with no marker between them, so what they
+    print is one segment of the reply (usually a group is one command);
+    ``markers`` has one token per group but the last. The list stays one
+    line, so tmux runs it as one command list, back-to-back.
     """
-    if not commands:
+    if not groups or not all(groups):
         raise ValueError("at least one tmux command is required")
-    groups = [[command] for command in commands] + ([list(tail)] if tail else [])
+    if any(isinstance(command, str) for group in groups for command in group):
+        raise TypeError("a group is a list of commands, each a list of words")
     if len(markers) != len(groups) - 1:
-        raise ValueError("one marker between each pair of commands, and one before a tail")
-    parts = [command_text(commands[0])]
+        raise ValueError("one marker between each pair of groups")
+    parts = [command_text(command) for command in groups[0]]
     for group, token in zip(groups[1:], markers, strict=True):
         parts += [marker_command(token), *(command_text(command) for command in group)]
     line = " ; ".join(parts)
@@ -88,10 +86,12 @@ class Guard:
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """What one command of a request printed: its blocks' output, its error."""
+    """What one group of a request printed: its blocks' output, its error."""
 
     output: list[bytes]
     error: list[bytes] | None  # the %error block's lines, when a command failed
+    #: every line of the segment as tmux sent it (guards, notifications, bare lines)
+    lines: list[bytes]
 
 
 class ProtocolError(Exception):
@@ -134,7 +134,7 @@ def parse_segment(lines: Sequence[bytes], own_flags: bytes) -> Segment:
             output += body
     if not started:
         raise ProtocolError("a command of the list has no reply block")
-    return Segment(output=output, error=error)
+    return Segment(output=output, error=error, lines=list(lines))
 
 
 _Block = tuple[Guard, bool, Sequence[bytes]]

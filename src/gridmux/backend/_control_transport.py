@@ -19,9 +19,11 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 
+from ._capture_route import CaptureRoute
 from ._commands import Command
 from ._control_client import ControlClient
-from ._transport import Completed, NotCarried, TmuxProgram, default_socket_path
+from ._sockets import default_socket_path
+from ._transport import Completed, NotCarried, TmuxProgram
 from ._types import ServerRef
 
 SUBPROCESS_ONLY = frozenset(
@@ -74,6 +76,7 @@ class ControlTransport:
         self._waiters: dict[str, list[ControlClient]] = {}
         self._all: list[ControlClient] = []
         self._lock = threading.Lock()
+        self._captures = CaptureRoute()  # tmux before 3.6 only
         weakref.finalize(self, _close_all, self._all)
 
     def client(self, server: ServerRef) -> ControlClient:
@@ -86,7 +89,9 @@ class ControlTransport:
             return found
 
     def _new(self, server: ServerRef) -> ControlClient:
-        argv = [*self._program.client_argv(server), *ATTACH]
+        # By its socket: the client runs without $TMUX, which names the default server
+        by_path = ServerRef(socket_path=default_socket_path(server))
+        argv = [*self._program.client_argv(by_path), *ATTACH]
         client = ControlClient(argv, timeout=self._timeout)
         self._all.append(client)
         return client
@@ -105,7 +110,7 @@ class ControlTransport:
             raise NotCarried("a command a control client must not run")
         client = self.client(server)
         try:
-            return client.request(commands)
+            return self._captures.run(client, commands)
         except NotCarried:
             if any(command[0] == "new-session" for command in commands):
                 # The next transport is about to create a session to attach to.
@@ -135,6 +140,7 @@ class ControlTransport:
 
     def close(self) -> None:
         _close_all(self._all)
+        self._captures.close()
 
 
 def _close_all(clients: list[ControlClient]) -> None:

@@ -23,11 +23,11 @@ from ._arguments import (
     size_args,
     spawn_args,
     split_args,
-    tmux_release,
 )
 from ._commands import decode, format_literal, pane_condition
 from ._formats import RecordFormat
 from ._ids import is_json_layout
+from ._release import tmux_release
 from ._runner import UsesRunner
 from ._types import (
     PaneDirection,
@@ -184,7 +184,8 @@ class ObjectOperations(UsesRunner):
         check_layout(layout)
         if is_json_layout(layout):
             # Older tmux reads any layout string as the checksummed form and
-            # 3.3a's server crashes on one it cannot parse: only 3.8 gets JSON.
+            # 3.3a's server crashes on one it cannot parse: only 3.8 gets JSON
+            # (a tmux whose release is unknown counts as the oldest, _release).
             what = "read the tmux version"
             version = decode(self._run(server, [["display-message", "-p", "#{version}"]], what))
             version = version.strip()

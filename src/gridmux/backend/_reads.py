@@ -27,6 +27,7 @@ from ._arguments import (
 from ._commands import Command, command_text, decode, quote_word, split_lines
 from ._failures import ServerNotRunning
 from ._formats import STATE_FORMAT, RecordFormat
+from ._procfs import command_line, read_stat
 from ._runner import UsesRunner
 from ._show_output import parse_environment, parse_hooks, parse_options
 from ._snapshot import (
@@ -36,7 +37,7 @@ from ._snapshot import (
     snapshot_commands,
     state_command,
 )
-from ._transport import default_socket_path
+from ._sockets import default_socket_path
 from ._types import (
     BufferInfo,
     HookEntry,
@@ -200,21 +201,20 @@ class ReadOperations(UsesRunner):
             return None
         # tmux's own pid names this process's view: another pid namespace (a
         # container) or a remote server has other processes under those numbers.
-        if _stat_fields(int(server_pid)) is None:
+        if read_stat(int(server_pid)) is None:
             return None
-        fields = _stat_fields(int(pane_pid))
-        if fields is None or len(fields) < 6 or not fields[5].lstrip(b"-").isdigit():
+        pane = read_stat(int(pane_pid))
+        if pane is None or pane.tpgid <= 0:  # the tty's foreground process group
             return None
-        tpgid = int(fields[5])  # the tty's foreground process group
-        if tpgid <= 0:
-            return None
+        tpgid = pane.tpgid
         # A pane given a command runs it as ``default-shell -c COMMAND``; a shell
         # that does not exec its last command (dash) keeps waiting as the pane's
         # process, and the command is the pane's own program.
-        leader = _stat_fields(tpgid)
-        child = leader is not None and len(leader) > 1 and leader[1] == pane_pid.encode()
-        if child and _runs_a_command(int(pane_pid)):
-            return int(pane_pid)
+        leader = read_stat(tpgid)
+        if leader is not None and leader.ppid == int(pane_pid):
+            argv = command_line(int(pane_pid)) or []
+            if len(argv) >= 3 and argv[1] == b"-c":  # SHELL -c COMMAND
+                return int(pane_pid)
         return tpgid
 
     def exit_state(self, server: ServerRef, pane_id: str, grace: float = 1.0) -> PaneState:
@@ -441,22 +441,3 @@ class ReadOperations(UsesRunner):
         else:
             commands = [["show-hooks", *scope_args(scope, target, global_)]]
         return parse_hooks(decode(self._run(server, commands, what)))
-
-
-def _stat_fields(pid: int) -> list[bytes] | None:
-    """``/proc/PID/stat`` after the command name: state, ppid, pgrp, session, tty, tpgid, ..."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rpartition(b")")[2].split()
-    except OSError:
-        return None
-
-
-def _runs_a_command(pid: int) -> bool:
-    """The process is ``SHELL -c COMMAND`` (how tmux starts a pane's command)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            argv = cmdline.read().split(b"\0")
-    except OSError:
-        return False
-    return len(argv) >= 3 and argv[1] == b"-c"

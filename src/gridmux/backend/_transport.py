@@ -16,7 +16,6 @@ and the :class:`TransportError` classes into ``gridmux.errors``.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,14 +133,3 @@ class TmuxProgram:
         elif server.socket_name is not None:
             argv += ["-L", server.socket_name]
         return argv
-
-
-def default_socket_path(server: ServerRef) -> str:
-    """The socket tmux itself would use for ``server`` (tmux.c:expand_paths)."""
-    if server.socket_path is not None:
-        return server.socket_path
-    if server.socket_name is None and os.environ.get("TMUX"):
-        return os.environ["TMUX"].split(",", 1)[0]
-    tmpdir = os.environ.get("TMUX_TMPDIR") or "/tmp"
-    name = server.socket_name or "default"
-    return os.path.join(tmpdir, f"tmux-{os.getuid()}", name)

@@ -20,7 +20,6 @@ import os
 import stat
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio.to_thread
@@ -29,7 +28,14 @@ from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import Lifespan
 
-from gridmux.backend import SOCKET_NAME, SOCKET_PATH, PaneInfo, ServerRef, TmuxBackend
+from gridmux.backend import (
+    SOCKET_NAME,
+    SOCKET_PATH,
+    PaneInfo,
+    ServerRef,
+    TmuxBackend,
+    default_socket_path,
+)
 from gridmux.capture import Ledgers, RowMemory
 from gridmux.errors import GridmuxError, InvalidArgument
 from gridmux.settings import Settings
@@ -61,11 +67,6 @@ def check_socket_name(socket_name: str) -> str:
             hint=f"A socket name is a plain name like {SOCKET_NAME.example!r} (tmux -L).",
         )
     return socket_name
-
-
-def socket_directory() -> Path:
-    """Where tmux keeps this user's named sockets (tmux.c, expand_paths)."""
-    return Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
 
 
 def check_socket_file(socket_path: str) -> str:
@@ -219,14 +220,7 @@ class ToolContext:
 
     @staticmethod
     def _same_server(first: ServerRef, second: ServerRef) -> bool:
-        def path(ref: ServerRef) -> str:
-            if ref.socket_path is not None:
-                return ref.socket_path
-            return str(socket_directory() / (ref.socket_name or "default"))
-
-        if first.socket_path is None and second.socket_path is None:
-            return (first.socket_name or "default") == (second.socket_name or "default")
-        return same_socket(path(first), path(second))
+        return same_socket(default_socket_path(first), default_socket_path(second))
 
     def protect_caller(self, server: ServerRef, pane_ids: Iterable[str], action: str) -> None:
         """Refuse ``action`` when it would end the pane this MCP server runs in.

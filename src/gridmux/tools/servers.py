@@ -1,7 +1,8 @@
 """Server tools: list_servers, get_server_info, kill_server.
 
-Discovery walks ``${TMUX_TMPDIR:-/tmp}/tmux-<uid>/`` -- where tmux puts the
-sockets of ``tmux -L NAME`` servers -- and knocks on each socket with a
+Discovery walks ``tmux-<uid>/`` in ``$TMUX_TMPDIR`` or ``/tmp`` -- where tmux
+puts the sockets of ``tmux -L NAME`` servers (``backend.socket_directory``,
+tmux's own rule) -- and knocks on each socket with a
 plain ``connect()`` before spending a tmux process on it: that directory
 collects stale sockets of servers long gone, and a refused connect costs
 microseconds. Every server reported carries the ``socket_path`` (and, in
@@ -19,11 +20,11 @@ from typing import Annotated
 from pydantic import Field
 
 from gridmux.backend import ServerInfo as BackendServer
-from gridmux.backend import ServerRef
+from gridmux.backend import ServerRef, default_socket_path, socket_directory
 from gridmux.errors import GridmuxError, NotFound
 from gridmux.safety import tool
 
-from ._context import TOOL_CONTEXT, ToolContext, socket_directory
+from ._context import TOOL_CONTEXT, ToolContext
 from ._models import ServerInfo
 from ._params import ExtraSocketPath, SocketName, SocketPath
 
@@ -101,7 +102,7 @@ async def list_servers(
                 # the configured one's path is only probed, like any extra path
                 ctx.server(socket_path=path, check_file=False)
             name = ctx.settings.socket_name
-            path = ctx.settings.socket_path or str(socket_directory() / (name or "default"))
+            path = default_socket_path(ServerRef(name, ctx.settings.socket_path))
             info = probe(ctx, path, None if ctx.settings.socket_path else name)
             return [info] if info is not None else []
         directory = socket_directory()
@@ -112,7 +113,7 @@ async def list_servers(
         found: list[ServerInfo] = []
         seen: set[str] = set()
         for name in names:
-            path = str(directory / name)
+            path = os.path.join(directory, name)
             seen.add(os.path.realpath(path))
             info = probe(ctx, path, name)
             if info is not None:
