@@ -10,7 +10,8 @@ import pytest
 from fastmcp import Client
 from mcp import MCPError
 
-from gridmux.tools._run_output import Outputs, markers, piped_output, terminal_lines
+from gridmux.tools._command_line import markers
+from gridmux.tools._run_output import Outputs, piped_output, terminal_lines
 
 
 def test_terminal_lines_end_as_a_screen_shows_them() -> None:
@@ -47,13 +48,13 @@ def test_the_output_is_what_lies_between_the_runs_markers(tmp_path: Path) -> Non
 def test_only_the_last_runs_are_kept_and_evicted_files_deleted(tmp_path: Path) -> None:
     outputs = Outputs(runs=2, size=10)
     paths = [str(tmp_path / f"{n}.out") for n in range(4)]
-    outputs.keep("a", paths[0], b"1\n")
-    outputs.keep("b", paths[1], b"2\n")
-    outputs.keep("c", paths[2], b"3\n")  # past two runs: a goes
+    outputs.keep("a", paths[0], ["1"])
+    outputs.keep("b", paths[1], ["2"])
+    outputs.keep("c", paths[2], ["3"])  # past two runs: a goes
     assert (outputs.lines("a"), outputs.lines("b"), outputs.lines("c")) == (None, ["2"], ["3"])
     assert not os.path.exists(paths[0])
     assert os.stat(paths[2]).st_mode & 0o777 == 0o600
-    outputs.keep("d", paths[3], b"0123456789\n")  # past ten bytes: all older ones go
+    outputs.keep("d", paths[3], ["0123456789"])  # past ten bytes: all older ones go
     assert (outputs.lines("b"), outputs.lines("c"), outputs.lines("d")) == (
         None,
         None,
