@@ -11,7 +11,13 @@ from fastmcp import Client
 from mcp import MCPError
 
 from gridmux.tools._command_line import markers
-from gridmux.tools._run_output import Outputs, piped_output, terminal_lines
+from gridmux.tools._run_output import (
+    Outputs,
+    as_piped,
+    pipe_started,
+    piped_output,
+    terminal_lines,
+)
 
 
 def test_terminal_lines_end_as_a_screen_shows_them() -> None:
@@ -36,12 +42,33 @@ def test_terminal_lines_end_as_a_screen_shows_them() -> None:
     assert terminal_lines("é\r\n".encode()) == ["é"]
 
 
+def test_screen_rows_read_as_the_pipe_would_give_them() -> None:
+    # tmux 3.8 captures a tab it kept as a tab; the pipe's lines have its blanks
+    assert as_piped(["b\tc", "ab\tc\td", "plain", ""]) == [
+        "b       c",
+        "ab      c       d",
+        "plain",
+        "",
+    ]
+    assert as_piped(["b\tc"]) == terminal_lines(b"b\tc\n")
+
+
 def test_the_output_is_what_lies_between_the_runs_markers(tmp_path: Path) -> None:
     start, end = (m.encode() for m in markers("ab"))
     path = tmp_path / "pipe"
     path.write_bytes(b"$ . 'x'\r\nredrawn" + start + b"1\r\n2\r\n" + end + b"$ ")
     assert piped_output(str(path), "ab") == b"1\r\n2\r\n"
     path.write_bytes(b"$ " + start + b"1\r\n")  # the end never came through the pipe
+    assert piped_output(str(path), "ab", lag=0.0) is None
+
+
+def test_the_pipe_has_started_once_its_start_marker_is_in_the_file(tmp_path: Path) -> None:
+    start = markers("ab")[0].encode()
+    path = tmp_path / "pipe"
+    path.write_bytes(b"$ . 'x'\r\n")  # the typed line's echo only: cat may not have it yet
+    assert pipe_started(str(path), "ab", lag=0.0) is False
+    path.write_bytes(b"$ . 'x'\r\nredrawn" + start + b"1\r\n")  # the end is still to come
+    assert pipe_started(str(path), "ab", lag=0.0) is True
     assert piped_output(str(path), "ab", lag=0.0) is None
 
 

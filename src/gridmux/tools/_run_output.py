@@ -17,7 +17,10 @@ The pipe is read only when the screen could not hold the output
 (``_run_screen``: ``Output.whole`` false): tmux writes the pipe
 asynchronously, so the run then waits for the end marker (up to
 ``_PIPE_LAG`` seconds). When the screen read holds every line, those lines
-are the answer and the full output, and the pipe is closed unread. The last
+are the answer and the full output, and the pipe is closed once its start
+marker is in the file (there already, in practice: the script printed it
+before the command ran), so that the pipe's ``cat`` cannot create the file
+again after the run deleted it. The last
 ``KEEP_RUNS`` runs' lines (at most ``KEEP_BYTES``) stay readable as the
 resource ``tmux://runs/{run_id}/output``; older ones are deleted, and all of
 them at exit with the directory. A timed-out run, or one whose end never
@@ -71,6 +74,13 @@ def terminal_lines(data: bytes) -> list[str]:
     return [_line(line) for line in lines]
 
 
+def as_piped(lines: Sequence[str]) -> list[str]:
+    """Rows read from the screen as ``terminal_lines`` makes the pipe's lines:
+    a tab to the next multiple of 8 (tmux 3.8 captures a tab it kept as a tab
+    character, 3.3a as the blanks it skipped), other controls dropped."""
+    return [_line(line) for line in lines]
+
+
 def _line(text: str) -> str:
     if "\r" not in text and "\b" not in text and "\t" not in text:
         return _CONTROLS.sub("", text).rstrip()
@@ -99,14 +109,28 @@ def piped_output(path: str, token: str, *, lag: float = _PIPE_LAG) -> bytes | No
     """The bytes between run ``token``'s markers in ``path``, waiting up to
     ``lag`` seconds for the end marker to arrive; None if it does not."""
     start, end = (marker.encode() for marker in markers(token))
+    data = _piped_until(path, end, lag)
+    if data is None:
+        return None
+    first, last = data.find(start), data.rfind(end)
+    return data[first + len(start) : last] if 0 <= first < last else None
+
+
+def pipe_started(path: str, token: str, *, lag: float = _PIPE_LAG) -> bool:
+    """Whether run ``token``'s start marker reached ``path`` (waiting up to
+    ``lag`` seconds): the pipe's ``cat`` has the file open, so deleting it
+    now cannot leave a new one behind."""
+    return _piped_until(path, markers(token)[0].encode(), lag) is not None
+
+
+def _piped_until(path: str, marker: bytes, lag: float) -> bytes | None:
+    """What ``path`` holds once ``marker`` is in it, or None after ``lag`` seconds."""
     deadline = time.monotonic() + lag
     while True:
         with open(path, "rb") as file:
             data = file.read()
-        last = data.rfind(end)
-        if last >= 0:
-            first = data.find(start)
-            return data[first + len(start) : last] if 0 <= first < last else None
+        if marker in data:
+            return data
         if time.monotonic() >= deadline:
             return None
         time.sleep(_PIPE_POLL)  # in a worker thread: tmux writes the pipe meanwhile
@@ -200,8 +224,9 @@ class Pipe:
         if not self.opened or status is None:
             return screen
         if screen.whole:
+            pipe_started(self.path, self.token)  # so its file is not made again
             self.close()
-            lines = screen.lines
+            lines = as_piped(screen.lines)
         else:
             data = piped_output(self.path, self.token)
             self.close()
@@ -218,7 +243,9 @@ __all__ = [
     "OUTPUTS",
     "Outputs",
     "Pipe",
+    "as_piped",
     "output_uri",
+    "pipe_started",
     "piped_output",
     "terminal_lines",
 ]
