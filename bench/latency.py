@@ -46,7 +46,7 @@ CASES = (
     Case("capture_since (first)", "capture_since", 5.0),
     Case("capture_since (follow-up)", "capture_since", 5.0),
     Case("send_keys", "send_keys", 5.0),
-    Case("run_command", "run_command", 20.0),
+    Case("run_command", "run_command", 10.0),
     Case(f"search_panes ({GRID_PANES} panes)", "search_panes", 25.0),
 )
 

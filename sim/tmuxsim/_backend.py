@@ -26,7 +26,6 @@ from gridmux.backend import (
     BufferInfo,
     HookEntry,
     InvalidArgument,
-    LineToType,
     NotFound,
     OptionScope,
     PaneDirection,
@@ -38,7 +37,6 @@ from gridmux.backend import (
     ServerRef,
     SessionInfo,
     SplitDirection,
-    TypedRun,
     WindowDirection,
     WindowInfo,
     resolve_row_range,
@@ -107,11 +105,8 @@ class SimBackend:
         *,
         version: str = "3.3a",
         clock: Clock | None = None,
-        one_list_runs: bool = False,
     ) -> None:
         self.version = version
-        #: Let run_command use ``type_and_wait``, as it does on tmux without control mode.
-        self.one_list_runs = one_list_runs
         self.clock: Clock = clock if clock is not None else ManualClock()
         self.processes = ProcessTable()
         self._lock = threading.RLock()
@@ -591,43 +586,6 @@ class SimBackend:
 
     def delete_buffer(self, server: ServerRef, name: str) -> None:
         self.server(server).buffers.delete(name)
-
-    def typed_runs_in_one_list(self) -> bool:
-        return self.one_list_runs
-
-    def type_and_wait(
-        self,
-        server: ServerRef,
-        pane_id: str,
-        line: LineToType,
-        *,
-        window_start: int,
-        settled_from: PaneState | None,
-        timeout: float,
-        stop: threading.Event,
-    ) -> TypedRun:
-        """The steps tmux runs as one list, here one after the other (``stop`` is
-        not needed: waits run on the simulator's clock)."""
-        pane, before = self.pane_snapshot(server, pane_id, start=window_start)
-        moved = settled_from is None or before.state.moved_from(settled_from)
-        if pane.dead or pane.in_mode or pane.alternate_on or not moved:
-            return TypedRun(pane=pane, before=before, typed=False)
-        piped = line.pipe is not None and self.open_pipe(server, pane_id, line.pipe)
-        self.send_keys(server, pane_id, line.text, literal=True, enter=True)
-        self.wait_for(server, line.done, timeout)
-        status = self.show_options(server, scope="pane", target=pane_id).get(line.status_option)
-        after = self.snapshot(server, pane_id, start="-")
-        joined = self.snapshot(server, pane_id, start="-", join_wrapped=True).rows
-        self.signal_channel(server, line.ack)
-        return TypedRun(
-            pane=pane,
-            before=before,
-            typed=True,
-            status=status,
-            after=after,
-            joined=joined,
-            piped=piped,
-        )
 
     def wait_for(self, server: ServerRef, channel: str, timeout: float) -> bool:
         return self.server(server).wait_for(channel, timeout)

@@ -6,8 +6,7 @@ client addresses by default, and is run once per *side*:
 
 * ``sim`` and ``sim-legacy`` (marked ``sim``): a fresh ``SimBackend`` behind
   the process's shared server, through both MCP protocol eras (``auto`` speaks
-  2026-07-28, ``legacy`` the 2025-11-25 handshake); ``sim-legacy`` also runs
-  run_command as one ``type_and_wait`` list, as tmux without control mode does;
+  2026-07-28, ``legacy`` the 2025-11-25 handshake);
 * ``tmux`` (marked ``tmux``): the real backend on the private, isolated server
   of ``tests/integration/conftest.py`` (control mode per
   ``GRIDMUX_CONTROL_MODE``, as the nox cell sets it).
@@ -123,10 +122,7 @@ def shared_server(backend_slot: BackendSlot) -> FastMCP:
 
 def _sim_side(request: pytest.FixtureRequest) -> Iterator[Side]:
     slot: BackendSlot = request.getfixturevalue("backend_slot")
-    # run_command goes step by step over control mode and as one type_and_wait
-    # list without it: the two simulator sides take one way each.
-    legacy = request.param == "sim-legacy"
-    fresh = SimBackend(version="3.3a", one_list_runs=legacy)
+    fresh = SimBackend(version="3.3a")
     slot.current = fresh
     try:
         yield Side("sim", fresh, ServerRef())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ from fastmcp import Client
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef, TmuxBackend
 from gridmux.safety import effective_hints
+from gridmux.tools._run_script import SCRIPTS
 from tests.contract.pane_views import wait_for_prompt
 from tests.mcp_calls import call, call_error
 
@@ -51,6 +53,14 @@ async def test_exit_status_zero_and_the_commands_own_output(
     assert (out["timed_out"], out["still_running"], out["lines_missed"]) == (False, False, False)
     assert out["pane_id"] == pane
     assert out["effective_timeout"] == 30.0
+    # Answered from the screen, which held every line: the same lines are the full
+    # output, and the run's script and pipe file are gone (the pipe's cat had
+    # opened its file before it was deleted, so nothing makes it again).
+    whole = await client.read_resource(out["full_output"])
+    assert whole[0].text.splitlines() == ["hello", "world"]  # type: ignore[union-attr]
+    token = out["full_output"].split("/")[3]
+    folder = os.path.dirname(SCRIPTS.path_for(token))
+    assert sorted(name for name in os.listdir(folder) if name.startswith(token)) == [f"{token}.out"]
 
 
 async def test_output_longer_than_the_screen_is_returned_exactly(

@@ -125,7 +125,7 @@ async def test_run_command_timeout_leaves_the_pane_usable(
     assert (again["exit_status"], again["output"]) == (0, ["again"])
 
 
-async def test_run_command_is_one_tmux_process_without_control_mode(
+async def test_run_command_without_control_mode_is_a_process_a_step(
     tmux_bin: str,
     tmux_server: ServerRef,
     isolated_env: Path,
@@ -133,22 +133,24 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
     wait_until: WaitUntil,
     pane: str,
 ) -> None:
-    """Reads, typing, the wait and the reads after it: one command list, one
-    process (wrapped output included); claiming the pane, checking it (its
-    record and screen, its foreground process, its synchronize-panes) and giving
-    the claim back are five more, closing the run's pipe (pipe-pane) one more; a
-    timeout adds the one that ends the wait."""
+    """The steps control mode takes, each a tmux process: claim the pane, read
+    it, its synchronize-panes, its foreground process, open the pipe, type,
+    wait (and probe that the server still runs), read the status, read the
+    screen and (for output) again with wrapped rows joined, close the pipe, let
+    the shell go, give the claim back. A timeout ends the wait with one more
+    process instead of the probe, and reads the pane's state."""
     wrapper, log = counting_tmux(isolated_env, tmux_bin)
     plain = TmuxCommandBackend(wrapper, control_mode=False)
     settings = Settings(socket_path=tmux_server.socket_path)
     async with Client(create_server(plain, settings)) as client:
-        commands = ["echo one", "printf 'x%.0s' $(seq 150); echo", "false", "seq 1 300"]
-        for command in commands:
+        commands = [("echo one", 14), ("printf 'x%.0s' $(seq 150); echo", 14), ("false", 13)]
+        commands.append(("seq 1 300", 14))
+        for command, processes in commands:
             # (the previous prompt is drawn: no wait for it, which costs reads)
             wait_until(lambda: prompt_shown(backend.snapshot(tmux_server, pane)))
             before = spawns(log)
             out = await call(client, "run_command", command=command, pane_id=pane)
-            assert spawns(log) - before == 7, (command, log.read_bytes()[-400:])
+            assert spawns(log) - before == processes, (command, log.read_bytes()[-600:])
             assert out["timed_out"] is False
         assert out["output"] == [str(i) for i in range(101, 301)]  # the default tail
         assert out["output_truncated_lines"] == 100
@@ -156,7 +158,7 @@ async def test_run_command_is_one_tmux_process_without_control_mode(
         before = spawns(log)
         slow = await call(client, "run_command", command="sleep 1", pane_id=pane, timeout=0.2)
         assert slow["timed_out"] is True
-        assert spawns(log) - before == 8
+        assert spawns(log) - before == 14, log.read_bytes()[-800:]
 
 
 async def test_run_command_bad_input_types_nothing(

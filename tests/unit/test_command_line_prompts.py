@@ -1,6 +1,6 @@
 """run_command's prompt checks on the row at the cursor: a continuation prompt of any
-POSIX shell is refused, a primary prompt is not (``_command_line.check_at_prompt``);
-text typed without Enter is refused (``_prompt_line.check_line_empty``)."""
+POSIX shell is refused, a primary prompt is not (``_run_guard.check_at_prompt``);
+text typed without Enter is refused (``_run_guard.check_line_empty``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from gridmux.backend import PaneInfo, ServerRef
 from gridmux.errors import InvalidArgument
-from gridmux.tools._command_line import check_at_prompt
-from gridmux.tools._prompt_line import PartlyTyped, PromptRow, check_line_empty, split_row
+from gridmux.tools._prompt_line import PromptRow, split_row
+from gridmux.tools._run_guard import PartlyTyped, check_at_prompt, check_line_empty
 from tmuxsim import SimBackend
 
 
@@ -48,7 +48,7 @@ def test_a_primary_prompt_is_not(row: str, shell: str) -> None:
     check_at_prompt(pane, row, nested_shell=False, foreground=None)
 
 
-# -- the command line is empty (``_prompt_line``) --------------------------------
+# -- the command line is empty (``_run_guard``) --------------------------------
 
 
 def line_at(row: str, cursor_x: int, shell: str = "bash", pid: int = 7) -> PaneInfo:

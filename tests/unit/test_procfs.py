@@ -53,15 +53,10 @@ def test_a_live_process_reads_back() -> None:
 def test_no_other_source_parses_proc_stat() -> None:
     """One parser: ``src``, ``sim`` and the tests read ``/proc/PID/stat`` through it."""
     own = {ROOT / "src/gridmux/backend/_procfs.py", Path(__file__).resolve()}
-    # the one-list run path and its liveness test go with it (the run_command rework)
-    leaving = {
-        ROOT / "src/gridmux/backend/_typed_run.py",
-        ROOT / "tests/unit/test_typed_run_liveness.py",
-    }
     found = [
         str(path.relative_to(ROOT))
         for folder in ("src", "sim", "tests")
         for path in (ROOT / folder).rglob("*.py")
-        if path not in own | leaving and '/stat"' in path.read_text()
+        if path not in own and '/stat"' in path.read_text()
     ]
     assert found == []

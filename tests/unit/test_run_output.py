@@ -10,7 +10,14 @@ import pytest
 from fastmcp import Client
 from mcp import MCPError
 
-from gridmux.tools._run_output import Outputs, markers, piped_output, terminal_lines
+from gridmux.tools._command_line import markers
+from gridmux.tools._run_output import (
+    Outputs,
+    as_piped,
+    pipe_started,
+    piped_output,
+    terminal_lines,
+)
 
 
 def test_terminal_lines_end_as_a_screen_shows_them() -> None:
@@ -35,6 +42,17 @@ def test_terminal_lines_end_as_a_screen_shows_them() -> None:
     assert terminal_lines("é\r\n".encode()) == ["é"]
 
 
+def test_screen_rows_read_as_the_pipe_would_give_them() -> None:
+    # tmux 3.8 captures a tab it kept as a tab; the pipe's lines have its blanks
+    assert as_piped(["b\tc", "ab\tc\td", "plain", ""]) == [
+        "b       c",
+        "ab      c       d",
+        "plain",
+        "",
+    ]
+    assert as_piped(["b\tc"]) == terminal_lines(b"b\tc\n")
+
+
 def test_the_output_is_what_lies_between_the_runs_markers(tmp_path: Path) -> None:
     start, end = (m.encode() for m in markers("ab"))
     path = tmp_path / "pipe"
@@ -44,16 +62,26 @@ def test_the_output_is_what_lies_between_the_runs_markers(tmp_path: Path) -> Non
     assert piped_output(str(path), "ab", lag=0.0) is None
 
 
+def test_the_pipe_has_started_once_its_start_marker_is_in_the_file(tmp_path: Path) -> None:
+    start = markers("ab")[0].encode()
+    path = tmp_path / "pipe"
+    path.write_bytes(b"$ . 'x'\r\n")  # the typed line's echo only: cat may not have it yet
+    assert pipe_started(str(path), "ab", lag=0.0) is False
+    path.write_bytes(b"$ . 'x'\r\nredrawn" + start + b"1\r\n")  # the end is still to come
+    assert pipe_started(str(path), "ab", lag=0.0) is True
+    assert piped_output(str(path), "ab", lag=0.0) is None
+
+
 def test_only_the_last_runs_are_kept_and_evicted_files_deleted(tmp_path: Path) -> None:
     outputs = Outputs(runs=2, size=10)
     paths = [str(tmp_path / f"{n}.out") for n in range(4)]
-    outputs.keep("a", paths[0], b"1\n")
-    outputs.keep("b", paths[1], b"2\n")
-    outputs.keep("c", paths[2], b"3\n")  # past two runs: a goes
+    outputs.keep("a", paths[0], ["1"])
+    outputs.keep("b", paths[1], ["2"])
+    outputs.keep("c", paths[2], ["3"])  # past two runs: a goes
     assert (outputs.lines("a"), outputs.lines("b"), outputs.lines("c")) == (None, ["2"], ["3"])
     assert not os.path.exists(paths[0])
     assert os.stat(paths[2]).st_mode & 0o777 == 0o600
-    outputs.keep("d", paths[3], b"0123456789\n")  # past ten bytes: all older ones go
+    outputs.keep("d", paths[3], ["0123456789"])  # past ten bytes: all older ones go
     assert (outputs.lines("b"), outputs.lines("c"), outputs.lines("d")) == (
         None,
         None,

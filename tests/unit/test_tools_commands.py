@@ -14,20 +14,13 @@ import pytest
 from fastmcp import Client
 
 from gridmux.backend import ServerRef, TmuxFailure
-from gridmux.tools._command_line import displayed, echo_end, joined_lines, squash, typed_line
+from gridmux.tools._command_line import displayed, squash, typed_line
+from gridmux.tools._run_screen import echo_end
 from gridmux.tools._run_script import SCRIPTS
 from tests.mcp_calls import call, call_error
 from tmuxsim import ManualClock, SimBackend
 
 REF = ServerRef()
-
-
-@pytest.fixture(autouse=True, params=["steps", "one list"])
-def run_path(request: pytest.FixtureRequest, backend: SimBackend) -> str:
-    """Every test both ways run_command can go: step by step (control mode), and
-    as one ``type_and_wait`` (a backend that starts a tmux process per list)."""
-    backend.one_list_runs = request.param == "one list"
-    return str(request.param)
 
 
 def new_pane(backend: SimBackend, name: str = "work", *, width: int = 40, height: int = 10) -> str:
@@ -206,33 +199,6 @@ async def test_panes_that_are_not_at_a_shell_prompt_are_refused(
     backend.server(REF).pane(pane).write(b"\x1b[?1049l")
     backend.send_keys(REF, pane, "exit", literal=True, enter=True)
     assert "has exited" in await call_error(client, "run_command", command="true", pane_id=pane)
-
-
-def _rows_and_joined(backend: SimBackend, text: bytes) -> tuple[Any, tuple[str, ...]]:
-    pane = new_pane(backend, width=10, height=6)
-    backend.server(REF).pane(pane).write(text)
-    snap = backend.snapshot(REF, pane, start="-")
-    return snap, backend.snapshot(REF, pane, start="-", join_wrapped=True).rows
-
-
-def test_joined_lines_map_output_rows_to_joined_lines(backend: SimBackend) -> None:
-    # echo row, a line wrapped over three rows, a blank line, a short line, the cursor row
-    snap, joined = _rows_and_joined(backend, b"$ cmd\r\n" + b"a" * 25 + b"\r\n\r\nok\r\n$ ")
-    rows = snap.rows
-    assert rows[:7] == ("$ $ cmd", "a" * 10, "a" * 10, "a" * 5, "", "ok", "$")
-    assert joined_lines(snap, joined, 1, 5) == ["a" * 25, "", "ok"]
-    assert joined_lines(snap, joined, 1, 6) == ["a" * 25, "", "ok", "$"]  # blanks trimmed
-    assert joined_lines(snap, joined, 5, 5) == ["ok"]
-    # a range that starts inside a wrapped line cannot be told: None
-    assert joined_lines(snap, joined, 2, 5) is None
-
-
-def test_joined_lines_refuse_a_blank_wrapped_row_at_the_start(backend: SimBackend) -> None:
-    # the output's first row is all blanks and wraps into the next: which joined
-    # line it belongs to cannot be told from text alone
-    snap, joined = _rows_and_joined(backend, b"$ cmd\r\n" + b" " * 10 + b"xy\r\n$ ")
-    assert snap.rows[:4] == ("$ $ cmd", "", "xy", "$")
-    assert joined_lines(snap, joined, 1, 2) is None
 
 
 # -- send_keys_batch ---------------------------------------------------------------------------

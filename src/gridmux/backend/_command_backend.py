@@ -20,13 +20,11 @@ an independent oracle).
 from __future__ import annotations
 
 import contextlib
-import threading
 import uuid
 from collections.abc import Callable, Mapping
 
 from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
-from . import _typed_run as typed_run
 from ._arguments import (
     check_env_name,
     check_id,
@@ -46,8 +44,7 @@ from ._commands import (
 from ._objects import ObjectOperations
 from ._reads import ReadOperations
 from ._runner import TmuxRunner
-from ._typed_run import pipe_literal, pipe_open_command
-from ._types import LineToType, OptionScope, PaneState, ServerRef, TypedRun
+from ._types import OptionScope, ServerRef
 
 #: What ``paste_buffer``'s guard prints for a dead pane.
 _DEAD_MARK = "gridmux:pane-dead"
@@ -55,6 +52,19 @@ _DEAD_MARK = "gridmux:pane-dead"
 #: tmux client passes only about 16 KiB of arguments to its server ("command
 #: too long"), and the OS refuses one argument over 128 KiB (E2BIG).
 INLINE_KEYS_BYTES = 8192
+
+
+def _pipe_literal(command: str) -> str:
+    """``command`` as pipe-pane runs it: it expands a format, then strftime(3)."""
+    return format_literal(command).replace("%", "%%")
+
+
+def _pipe_unless_piped(pane_id: str, command: str) -> Command:
+    """Pipe the pane's output to ``command`` unless it has a pipe already.
+
+    Not ``pipe-pane -o``: that closes an open pipe (it toggles)."""
+    pipe = ["pipe-pane", "-t", pane_id, "--", _pipe_literal(command)]
+    return ["if-shell", "-F", "-t", pane_id, "#{?pane_pipe,,1}", command_text(pipe)]
 
 
 class TmuxCommandBackend(ReadOperations, ObjectOperations):
@@ -98,31 +108,6 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
     @property
     def command_timeout(self) -> float:
         return self._runner.command_timeout
-
-    def typed_runs_in_one_list(self) -> bool:
-        return not self.control_mode
-
-    def type_and_wait(
-        self,
-        server: ServerRef,
-        pane_id: str,
-        line: LineToType,
-        *,
-        window_start: int,
-        settled_from: PaneState | None,
-        timeout: float,
-        stop: threading.Event,
-    ) -> TypedRun:
-        return typed_run.type_and_wait(
-            self._runner,
-            server,
-            check_id("pane", pane_id),
-            line,
-            window_start=window_start,
-            settled_from=settled_from,
-            timeout=timeout,
-            stop=stop,
-        )
 
     # -- input and content -----------------------------------------------------
     def send_keys(
@@ -221,14 +206,14 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         args = ["pipe-pane", "-t", check_id("pane", pane_id)]
         if command is not None:
             # pipe-pane runs its command through format expansion and strftime(3).
-            args += ["--", pipe_literal(check_text("pipe command", command))]
+            args += ["--", _pipe_literal(check_text("pipe command", command))]
         action = "stop piping" if command is None else "start piping"
         self._run(server, [args], f"{action} pane {pane_id}")
 
     def open_pipe(self, server: ServerRef, pane_id: str, command: str) -> bool:
         commands: list[Command] = [
             ["display-message", "-p", "-t", check_id("pane", pane_id), "#{pane_pipe}"],
-            pipe_open_command(pane_id, check_text("pipe command", command)),
+            _pipe_unless_piped(pane_id, check_text("pipe command", command)),
         ]
         out = self._run(server, commands, f"start piping pane {pane_id}")
         return decode(out).strip() == "0"

@@ -18,14 +18,12 @@ Conventions shared by every method:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ._types import (
     BufferInfo,
     HookEntry,
-    LineToType,
     OptionScope,
     PaneDirection,
     PaneInfo,
@@ -36,7 +34,6 @@ from ._types import (
     ServerRef,
     SessionInfo,
     SplitDirection,
-    TypedRun,
     WindowDirection,
     WindowInfo,
 )
@@ -150,31 +147,6 @@ class TmuxBackend(Protocol):
         """Every pane as ``list_panes`` lists it (a window linked into several
         sessions once per session; no server, as ``list_panes`` says it), each
         with its ``snapshot``: one command list on real tmux."""
-        ...
-
-    def type_and_wait(
-        self,
-        server: ServerRef,
-        pane_id: str,
-        line: LineToType,
-        *,
-        window_start: int,
-        settled_from: PaneState | None,
-        timeout: float,
-        stop: threading.Event,
-    ) -> TypedRun:
-        """Read the pane; if it takes a typed line, type ``line`` and Enter, wait
-        for ``line.done``, read the status option and every row, signal
-        ``line.ack``: one command list on real tmux (see ``TypedRun``).
-
-        The wait ends at ``timeout``, when ``stop`` is set, or when the pane's
-        process is gone. A pane that no longer exists raises NotFound.
-        """
-        ...
-
-    def typed_runs_in_one_list(self) -> bool:
-        """Whether ``type_and_wait`` spares tmux processes over the step-by-step
-        calls (a backend that starts a tmux process per command list)."""
         ...
 
     def display_message(self, server: ServerRef, target: str, fmt: str) -> str:

@@ -11,7 +11,6 @@ imports this module.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -31,8 +30,7 @@ class TmuxRunner:
     ``tmux_bin``: the executable (looked up on ``PATH`` at first use when
     None). ``command_timeout``: seconds any list may take. ``control_mode``:
     try a persistent control-mode client per server before a subprocess.
-    ``transports``: other transports to try, in this order, instead of those
-    (the subprocess transport still starts what ``start`` asks for).
+    ``transports``: other transports to try, in this order, instead of those.
     """
 
     def __init__(
@@ -113,15 +111,6 @@ class TmuxRunner:
             return False
         checked(server, what, answer)
         return True
-
-    def start(
-        self, server: ServerRef, commands: Sequence[Command], what: str
-    ) -> subprocess.Popen[bytes]:
-        """A tmux process running ``commands``, for a caller that watches it as it runs."""
-        try:
-            return self.subprocess.start(server, commands, with_stdin=False)
-        except TransportError as exc:
-            raise transport_failure(server, what, exc, self.command_timeout) from None
 
 
 class UsesRunner:

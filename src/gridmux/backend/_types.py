@@ -179,47 +179,6 @@ class PaneSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class LineToType:
-    """A shell line ``type_and_wait`` types, and the names it signals with.
-
-    The line must make the shell, once done, store its status in the pane
-    option ``status_option``, signal ``done`` and wait for ``ack``.
-    """
-
-    text: str
-    status_option: str
-    done: str
-    ack: str
-    #: a shell command to pipe the pane's output to while the line runs,
-    #: unless the pane has a pipe already; None: no pipe
-    pipe: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TypedRun:
-    """What ``type_and_wait`` saw.
-
-    ``before`` is the pane (record and snapshot of ``window_start`` .. the
-    bottom) as the line was about to be typed. ``typed`` is False when the
-    pane was dead, in a mode, on the alternate screen, or not yet moved on
-    from ``settled_from``: then nothing was sent and the rest is None.
-    Otherwise ``status`` is the status option's value (None: the wait ended
-    without it, at the timeout or because the shell went away), ``after``
-    every retained row, and ``joined`` the same rows with wrapped rows joined,
-    both read while the shell was still held, right before ``ack``.
-    """
-
-    pane: PaneInfo
-    before: PaneSnapshot
-    typed: bool
-    status: str | None = None
-    after: PaneSnapshot | None = None
-    joined: tuple[str, ...] | None = None
-    #: the list opened ``LineToType.pipe`` (the pane had no pipe): close it
-    piped: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class BufferInfo:
     name: str
     size: int

@@ -10,9 +10,21 @@ start marker after redrawing the command and an end marker after it; tmux
 ignores both on screen (an OSC whose number is not a number), the pipe gets
 them. The bytes between them are the command's output exactly, however
 much scrolled past ``history-limit``; ``terminal_lines`` turns them into
-lines. The last ``KEEP_RUNS`` runs' files (at most ``KEEP_BYTES``) stay
-readable as the resource ``tmux://runs/{run_id}/output``; older ones are
-deleted, and all of them at exit with the directory.
+lines (escape sequences dropped, a carriage return overwriting its line,
+tabs to columns of 8, trailing blanks trimmed).
+
+The pipe is read only when the screen could not hold the output
+(``_run_screen``: ``Output.whole`` false): tmux writes the pipe
+asynchronously, so the run then waits for the end marker (up to
+``_PIPE_LAG`` seconds). When the screen read holds every line, those lines
+are the answer and the full output, and the pipe is closed once its start
+marker is in the file (there already, in practice: the script printed it
+before the command ran), so that the pipe's ``cat`` cannot create the file
+again after the run deleted it. The last
+``KEEP_RUNS`` runs' lines (at most ``KEEP_BYTES``) stay readable as the
+resource ``tmux://runs/{run_id}/output``; older ones are deleted, and all of
+them at exit with the directory. A timed-out run, or one whose end never
+came through, answers from the screen (no ``full_output``).
 """
 
 from __future__ import annotations
@@ -23,7 +35,14 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from gridmux.backend import ServerRef, TmuxBackend
+from gridmux.errors import GridmuxError
+
+from ._command_line import markers
+from ._run_screen import Output
 
 #: Runs whose full output stays readable, and their bytes at most.
 KEEP_RUNS = 16
@@ -43,16 +62,6 @@ _CONTROLS = re.compile(r"[\x00-\x07\x0b-\x1f\x7f]")
 _TAB = 8
 
 
-def markers(token: str) -> tuple[str, str]:
-    """The start and end markers of run ``token``, as the script prints them."""
-    return f"\x1b]gridmux-{token}-start\x07", f"\x1b]gridmux-{token}-end\x07"
-
-
-def printf_text(marker: str) -> str:
-    """``marker`` as a printf format (no ``%`` or ``\\`` in it but the escapes)."""
-    return marker.replace("\x1b", "\\033").replace("\x07", "\\007")
-
-
 def terminal_lines(data: bytes) -> list[str]:
     """Lines of terminal output: escape sequences dropped, a carriage return
     overwriting the line from its start, backspace moving back, tabs to the
@@ -62,6 +71,13 @@ def terminal_lines(data: bytes) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
+    return [_line(line) for line in lines]
+
+
+def as_piped(lines: Sequence[str]) -> list[str]:
+    """Rows read from the screen as ``terminal_lines`` makes the pipe's lines:
+    a tab to the next multiple of 8 (tmux 3.8 captures a tab it kept as a tab
+    character, 3.3a as the blanks it skipped), other controls dropped."""
     return [_line(line) for line in lines]
 
 
@@ -93,14 +109,28 @@ def piped_output(path: str, token: str, *, lag: float = _PIPE_LAG) -> bytes | No
     """The bytes between run ``token``'s markers in ``path``, waiting up to
     ``lag`` seconds for the end marker to arrive; None if it does not."""
     start, end = (marker.encode() for marker in markers(token))
+    data = _piped_until(path, end, lag)
+    if data is None:
+        return None
+    first, last = data.find(start), data.rfind(end)
+    return data[first + len(start) : last] if 0 <= first < last else None
+
+
+def pipe_started(path: str, token: str, *, lag: float = _PIPE_LAG) -> bool:
+    """Whether run ``token``'s start marker reached ``path`` (waiting up to
+    ``lag`` seconds): the pipe's ``cat`` has the file open, so deleting it
+    now cannot leave a new one behind."""
+    return _piped_until(path, markers(token)[0].encode(), lag) is not None
+
+
+def _piped_until(path: str, marker: bytes, lag: float) -> bytes | None:
+    """What ``path`` holds once ``marker`` is in it, or None after ``lag`` seconds."""
     deadline = time.monotonic() + lag
     while True:
         with open(path, "rb") as file:
             data = file.read()
-        last = data.rfind(end)
-        if last >= 0:
-            first = data.find(start)
-            return data[first + len(start) : last] if 0 <= first < last else None
+        if marker in data:
+            return data
         if time.monotonic() >= deadline:
             return None
         time.sleep(_PIPE_POLL)  # in a worker thread: tmux writes the pipe meanwhile
@@ -120,9 +150,10 @@ class Outputs:
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._lock = threading.Lock()
 
-    def keep(self, run_id: str, path: str, output: bytes) -> None:
-        """Keep ``output`` (written to ``path``, 0600) as run ``run_id``'s; evict
-        the oldest runs beyond the bounds."""
+    def keep(self, run_id: str, path: str, lines: Sequence[str]) -> None:
+        """Keep ``lines`` (written to ``path``, 0600) as run ``run_id``'s output;
+        evict the oldest runs beyond the bounds."""
+        output = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         with os.fdopen(os.open(path, flags, 0o600), "wb") as file:
             file.write(output)
@@ -143,7 +174,7 @@ class Outputs:
             return None
         try:
             with open(kept.path, "rb") as file:
-                return terminal_lines(file.read())
+                return file.read().decode("utf-8", "surrogatepass").split("\n")[:-1]
         except FileNotFoundError:
             return None
 
@@ -156,14 +187,65 @@ def output_uri(run_id: str) -> str:
     return f"tmux://runs/{run_id}/output"
 
 
+class Pipe:
+    """Run ``token``'s ``pipe-pane`` into its private file ``path``, when it
+    ``opened`` one (the pane had no pipe of its user's); its whole output is
+    kept at ``kept``."""
+
+    def __init__(
+        self,
+        backend: TmuxBackend,
+        server: ServerRef,
+        pane_id: str,
+        token: str,
+        *,
+        path: str,
+        kept: str,
+    ) -> None:
+        self.backend, self.server, self.pane_id = backend, server, pane_id
+        self.token, self.path, self.kept = token, path, kept
+        self.opened = False
+
+    def open(self, command: str) -> None:
+        """Pipe the pane's output to ``command``, unless the pane has a pipe."""
+        self.opened = self.backend.open_pipe(self.server, self.pane_id, command)
+
+    def close(self) -> None:
+        """Stop piping, if this run's pipe is open (never a user's)."""
+        if self.opened:
+            self.opened = False
+            with contextlib.suppress(GridmuxError):
+                self.backend.pipe_pane(self.server, self.pane_id, None)
+
+    def output(self, screen: Output, status: int | None) -> Output:
+        """The command's whole output, kept for the resource, if it finished and
+        this run piped it: the screen's lines when they are whole, else the
+        pipe's once its end came through; else ``screen``."""
+        if not self.opened or status is None:
+            return screen
+        if screen.whole:
+            pipe_started(self.path, self.token)  # so its file is not made again
+            self.close()
+            lines = as_piped(screen.lines)
+        else:
+            data = piped_output(self.path, self.token)
+            self.close()
+            if data is None:
+                return screen
+            lines = terminal_lines(data)
+        OUTPUTS.keep(self.token, self.kept, lines)
+        return Output(lines, False, screen.held, output_uri(self.token), whole=True)
+
+
 __all__ = [
     "KEEP_BYTES",
     "KEEP_RUNS",
     "OUTPUTS",
     "Outputs",
-    "markers",
+    "Pipe",
+    "as_piped",
     "output_uri",
+    "pipe_started",
     "piped_output",
-    "printf_text",
     "terminal_lines",
 ]

@@ -1,6 +1,6 @@
 """run_command's private script files.
 
-Each run writes the script its shell sources (``commands``, step 2) into one
+Each run writes the script its shell sources (``run_command``, step 2) into one
 directory per gridmux process: made by ``tempfile.mkdtemp`` (mode 0700, so no
 other user can read or plant a script there), each file created 0600 with
 ``O_EXCL`` and ``O_NOFOLLOW``. A file is deleted when its run is over (a

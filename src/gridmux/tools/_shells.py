@@ -19,7 +19,7 @@ A shell let go by run_command is *released* until its prompt is drawn (the
 next run_command in that pane waits for it); that memory belongs to one
 :class:`~._context.ToolContext`, so two servers in one process never share it.
 Another process cannot know of it: a run that finds the foreground is not the
-shell waits briefly for the cursor to move before it refuses (``commands``).
+shell waits briefly for the cursor to move before it refuses (``_run_guard``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Shells:
     #: the script of a run that timed out, per pane: its shell may still read it
     scripts: dict[tuple[ServerRef, str], str] = field(default_factory=dict)
     #: the cursor's row when a run's line was last proven typed at an empty
-    #: command line, per pane (``_prompt_line``): that shell's prompt
+    #: command line, per pane (``_run_guard``): that shell's prompt
     prompts: dict[tuple[ServerRef, str], PromptRow] = field(default_factory=dict)
 
 
