@@ -18,10 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .floor_server import TOOL as FLOOR_TOOL
 from .rawclient import RawStdioClient
 from .tmuxenv import BenchError, TmuxEnv
 
 PREDECESSOR = "predecessor"
+#: The one-tool FastMCP server timed beside gridmux (``bench/floor_server.py``).
+FLOOR = "floor"
+FLOOR_SERVER = Path(__file__).resolve().parent / "floor_server.py"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,8 @@ class ServerSpec:
     label: str
     argv: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
+    #: A server with one tool: every timed call (a ping aside) calls it, without arguments.
+    only_tool: str | None = None
 
     @property
     def is_predecessor(self) -> bool:
@@ -72,6 +78,12 @@ def server_specs(
     pred_argv = tuple(_executable("libtmux-mcp", predecessor))
     specs.append(ServerSpec(PREDECESSOR, "libtmux-mcp", pred_argv, {"LIBTMUX_SOCKET": env.socket}))
     return specs
+
+
+def floor_spec() -> ServerSpec:
+    """The one-tool FastMCP server (the floor), with this Python and its packages."""
+    argv = (sys.executable, str(FLOOR_SERVER))
+    return ServerSpec(FLOOR, "FastMCP one-tool floor", argv, only_tool=FLOOR_TOOL)
 
 
 def spawn_target(key: str) -> float:
@@ -123,6 +135,8 @@ class McpServer:
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> tuple[float, Any]:
         """Call ``tool`` (``ping``: an MCP ping); (seconds to the answer, structured result)."""
+        if self.spec.only_tool is not None and tool != "ping":
+            tool, arguments = self.spec.only_tool, {}
         start = time.perf_counter()
         try:
             if tool == "ping":
@@ -162,7 +176,9 @@ def _client(
     spec: ServerSpec, env: TmuxEnv, path_first: Path | None, log: str
 ) -> tuple[RawStdioClient, Path | None]:
     logs = env.root / "logs"
-    audit = None if spec.is_predecessor else logs / f"{spec.key}-{log}-audit.jsonl"
+    audit = (
+        None if spec.is_predecessor or spec.only_tool else logs / f"{spec.key}-{log}-audit.jsonl"
+    )
     server_env = {**env.base_env(path_first), **spec.env}
     if audit is not None:
         server_env["GRIDMUX_AUDIT_LOG"] = str(audit)

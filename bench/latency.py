@@ -27,24 +27,41 @@ FOLLOW_PREFILL = 1000
 FOLLOW_STEP = 3
 
 
+#: Issue 24: a list or read tool's round trip at most this many times the
+#: one-tool FastMCP server's (bench/floor_server.py), medians of one run.
+FLOOR_RATIO = 1.25
+#: Issue 24: every timed tool's round trip at most this share of the predecessor's.
+PREDECESSOR_RATIO = 1 / 3
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     tool: str
     #: Budget for the median time inside gridmux (ms), control mode on; None: no budget.
     budget_ms: float | None
+    #: Limit of gridmux's round trip over the floor's (medians); None: no limit.
+    floor_ratio: float | None = None
+    #: Limit of gridmux's round trip over the predecessor's (medians); None: no limit.
+    predecessor_ratio: float | None = PREDECESSOR_RATIO
+
+
+def listing(name: str, tool: str) -> Case:
+    """A list or read tool: a 5 ms budget inside, within ``FLOOR_RATIO`` of the floor."""
+    return Case(name, tool, 5.0, FLOOR_RATIO)
 
 
 CASES = (
     # The floor under every tool call: a JSON-RPC round trip over stdio, no tool.
-    Case("ping (MCP round trip)", "ping", None),
-    Case("list_sessions", "list_sessions", 5.0),
-    Case("list_windows", "list_windows", 5.0),
-    Case(LIST_PANES_CASE, "list_panes", 5.0),
-    Case("capture_pane", "capture_pane", 5.0),
-    Case("snapshot_pane", "snapshot_pane", 5.0),
-    Case("capture_since (first)", "capture_since", 5.0),
-    Case("capture_since (follow-up)", "capture_since", 5.0),
+    Case("ping (MCP round trip)", "ping", None, predecessor_ratio=None),
+    listing("list_sessions", "list_sessions"),
+    listing("list_windows", "list_windows"),
+    listing(LIST_PANES_CASE, "list_panes"),
+    listing("get_pane_info", "get_pane_info"),
+    listing("capture_pane", "capture_pane"),
+    listing("snapshot_pane", "snapshot_pane"),
+    listing("capture_since (first)", "capture_since"),
+    listing("capture_since (follow-up)", "capture_since"),
     Case("send_keys", "send_keys", 5.0),
     Case("run_command", "run_command", 10.0),
     Case(f"search_panes ({GRID_PANES} panes)", "search_panes", 25.0),
@@ -86,6 +103,7 @@ class Fixture:
             "list_sessions": {},
             "list_windows": {},
             "list_panes": {"session_name": "grid"},
+            "get_pane_info": {"pane_id": static},
             "capture_pane": {"pane_id": static},
             "snapshot_pane": {"pane_id": static},
             "capture_since": {"pane_id": static},
@@ -98,7 +116,7 @@ class Fixture:
     async def prepare_case(self, case: Case, servers: list[McpServer]) -> None:
         if case.name.endswith("(follow-up)"):
             self.cursors.clear()
-            for server in servers:
+            for server in (s for s in servers if s.spec.only_tool is None):
                 with contextlib.suppress(BenchError):  # then every follow-up call fails
                     _, data = await server.call("capture_since", {"pane_id": self.follow.pane})
                     self.cursors[server.spec.key] = data["cursor"]
@@ -172,13 +190,14 @@ async def run_cases(
             shift = iteration % len(plain)
             for server in plain[shift:] + plain[:shift]:
                 key = server.spec.key
+                arguments = {} if server.spec.only_tool else fixture.arguments(case, key)
                 try:
-                    elapsed, data = await server.call(case.tool, fixture.arguments(case, key))
+                    elapsed, data = await server.call(case.tool, arguments)
                 except BenchError as exc:  # recorded, and the case fails its target
                     if iteration >= warmup:
                         per_server[key].note(f"error: {str(exc)[:240]}")
                     continue
-                note = fixture.check(case, key, data)
+                note = None if server.spec.only_tool else fixture.check(case, key, data)
                 if iteration >= warmup:
                     per_server[key].samples.append(elapsed)
                     per_server[key].requests.append(server.last_request)

@@ -33,6 +33,7 @@ from .clients import (
     ServerSpec,
     budgeted,
     connected,
+    floor_spec,
     server_specs,
     spawn_target,
     startup_seconds,
@@ -181,13 +182,16 @@ async def measure(args: argparse.Namespace, plan: Plan, env: TmuxEnv) -> rpt.Rep
         }
     fixture = Fixture.create(env, layout, [spec.key for spec in specs])
     if phases & {"latency", "exactness"}:
-        async with connected(specs, env, counting=False, log="latency") as running:
+        # The one-tool FastMCP server is timed beside the others, in the same rotation.
+        timed = [*specs, floor_spec()] if "latency" in phases else specs
+        async with connected(timed, env, counting=False, log="latency") as running:
             if "latency" in phases:
                 log("latency")
                 await latency_phase(result, running, fixture, plan)
             if "exactness" in phases:
                 log("exactness")
-                await exactness_phase(result, [server for server, _ in running], env, plan, args)
+                tools = [server for server, _ in running if server.spec.only_tool is None]
+                await exactness_phase(result, tools, env, plan, args)
     if "workflow" in phases:
         log("agent workflow bytes")
         result.workflow = await workflow.measure(specs, env)
@@ -223,6 +227,8 @@ async def latency_phase(
             k: rpt.median_bytes(v.answer_bytes) for k, v in per.items() if v.answer_bytes
         }
         result.budgets[case.name] = case.budget_ms
+        result.floor_limits[case.name] = case.floor_ratio
+        result.predecessor_limits[case.name] = case.predecessor_ratio
         result.notes += [
             f"{case.name}, {result.label(k)}: {text} ({n} of {plan.iterations} calls)"
             for k, v in per.items()

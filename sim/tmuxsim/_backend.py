@@ -166,6 +166,7 @@ class SimBackend:
         *,
         session_id: str | None = None,
         window_id: str | None = None,
+        pane_id: str | None = None,
     ) -> list[PaneInfo]:
         sim = self.server(server)
         if window_id is not None:
@@ -177,7 +178,7 @@ class SimBackend:
             panes = [p for w in sim.session(session_id).ordered_windows() for p in w.panes]
         else:
             panes = sim.all_panes()
-        return [pane_info(p) for p in panes]
+        return [pane_info(p) for p in panes if pane_id is None or p.pane_id == pane_id]
 
     # -- reads ----------------------------------------------------------------------------
     def pane_state(self, server: ServerRef, pane_id: str) -> PaneState:

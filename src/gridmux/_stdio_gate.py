@@ -7,24 +7,35 @@ answer. JSON-RPC 2.0 wants a reply: ``-32700`` (parse error) or ``-32600``
 (invalid request), with the request's id when one can be read, else null.
 
 The gate sits between the process's real descriptors 0 and 1 and FastMCP's
-own stdio transport, which is started as usual through ``FastMCP.run``:
-descriptors 0 and 1 become pipes, a reader thread passes each well-formed
-line on and answers each malformed one itself, and a writer thread copies
-FastMCP's output to the real stdout, one whole line at a time, under the same
-lock as the gate's own answers, so the two never interleave. A response to
+own stdio transport, which is started as usual through ``FastMCP.run``. The
+transport reads ``sys.stdin.buffer`` and writes ``sys.stdout.buffer`` (in
+place, as it does for streams that are not descriptors 0 and 1); while the
+gate is open those are the gate's: reading passes each well-formed line on
+and answers each malformed one itself, and writing sends the server's output
+on in whole lines, under the same lock as the gate's own answers, so the two
+never interleave. Both run in the transport's own reader and writer threads:
+the gate adds no thread and no pipe to a request's path. A response to
 nothing (``{"id": 5, "result": ...}`` with no request 5) is passed on
 unanswered, as the spec says.
+
+While the gate is open, descriptor 0 reads the null device and descriptor 1
+writes to stderr, and ``print`` (text written to ``sys.stdout``) goes to
+stderr too, so a child process or a stray print cannot write into the
+protocol stream.
 """
 
 from __future__ import annotations
 
+import fcntl
+import io
 import json
 import os
 import select
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TextIO
 
 import mcp_types
 import pydantic_core
@@ -99,93 +110,135 @@ def _write_all(out: BinaryIO, data: bytes) -> None:
 
 
 class _Gate:
-    def __init__(self, real_in: int, real_out: int, to_server: int, from_server: int) -> None:
+    """The client's side of the wire: ``real_in`` and ``real_out`` (descriptors)."""
+
+    def __init__(self, real_in: int, real_out: int) -> None:
         self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._out: BinaryIO = os.fdopen(real_out, "wb", buffering=0)
-        self._in: BinaryIO = os.fdopen(real_in, "rb")
-        self._to_server: BinaryIO = os.fdopen(to_server, "wb", buffering=0)
-        self._from_server: BinaryIO = os.fdopen(from_server, "rb")
-        self.threads = [
-            threading.Thread(target=self._guard, name="gridmux-stdio-in", daemon=True),
-            threading.Thread(target=self._copy_out, name="gridmux-stdio-out", daemon=True),
-        ]
+        self._in = real_in
+        self._out: BinaryIO = os.fdopen(real_out, "wb", buffering=0, closefd=False)
+        #: checked lines the transport has not read yet
+        self._ready = bytearray()
+        #: the client's current line, up to the bytes read so far
+        self._line = bytearray()
+        self._ended = False
+        #: the server's output after its last newline
+        self._unsent = bytearray()
 
     def _write_out(self, data: bytes) -> None:
         with self._lock, suppress(OSError):  # OSError: the client is gone
             _write_all(self._out, data)
 
-    def _guard(self) -> None:
-        try:
-            for line in self._in:
-                answer = check_line(line)
-                if answer is not None:
-                    self._write_out(answer)
-                    continue
-                try:
-                    _write_all(self._to_server, line)
-                except OSError:
-                    return  # the server has stopped reading
-        finally:
-            self._to_server.close()  # end of input reaches the server as end of file
+    def _take(self, line: bytes) -> None:
+        answer = check_line(line)
+        if answer is None:
+            self._ready += line
+        else:
+            self._write_out(answer)
 
-    def _copy_out(self) -> None:
-        """Copy whole lines until the server's end of output, or ``close`` and no more.
-
-        End of file may never come: a copy of the pipe's write end can outlive the
-        server's descriptor 1 (the SDK's stdout wrapper); so once the server has
-        returned, what is in the pipe is copied and the thread stops.
-        """
-        fd = self._from_server.fileno()
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        pending = b""
-        while True:
-            if not poller.poll(0 if self._closing.is_set() else 100):
-                if self._closing.is_set():
-                    break
-                continue
-            chunk = os.read(fd, 1 << 16)
+    def readinto(self, buffer: Any) -> int:
+        """Checked lines for the transport (0: the client's end of input)."""
+        while not self._ready and not self._ended:
+            chunk = os.read(self._in, 1 << 16)
             if not chunk:
+                self._ended = True
+                if self._line:
+                    self._take(bytes(self._line))
                 break
-            *lines, pending = (pending + chunk).split(b"\n")
-            if lines:
-                self._write_out(b"".join(line + b"\n" for line in lines))
-        if pending:
-            self._write_out(pending)
+            scan = len(self._line)
+            self._line += chunk
+            start = 0
+            while (end := self._line.find(b"\n", scan)) >= 0:
+                self._take(bytes(self._line[start : end + 1]))
+                start = scan = end + 1
+            del self._line[:start]
+        taken = min(len(buffer), len(self._ready))
+        memoryview(buffer)[:taken] = self._ready[:taken]
+        del self._ready[:taken]
+        return taken
 
-    def close(self, timeout: float) -> None:
-        """The server has returned: copy what it wrote, then stop the writer."""
-        self._closing.set()
-        self.threads[1].join(timeout=timeout)
+    def write(self, data: bytes) -> None:
+        """The server's output, sent on up to its last newline."""
+        self._unsent += data
+        end = self._unsent.rfind(b"\n") + 1
+        if end:
+            self._write_out(bytes(self._unsent[:end]))
+            del self._unsent[:end]
 
-    def start(self) -> None:
-        for thread in self.threads:
-            thread.start()
+    def close(self) -> None:
+        """The server has returned: send what it wrote after its last newline."""
+        if self._unsent:
+            self._write_out(bytes(self._unsent))
+            self._unsent.clear()
+
+
+class _GateReader(io.RawIOBase):
+    def __init__(self, gate: _Gate) -> None:
+        self._gate = gate
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._gate.readinto(buffer)
+
+
+class _GateWriter(io.RawIOBase):
+    def __init__(self, gate: _Gate) -> None:
+        self._gate = gate
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self._gate.write(bytes(data))
+        return len(data)
+
+
+class _Redirected(io.TextIOWrapper):
+    """A standard stream whose ``buffer`` is the gate's (the transport's side), while
+    text written or read through it goes where ``text`` does (stderr, the null device)."""
+
+    def __init__(self, binary: io.BufferedReader | io.BufferedWriter, text: TextIO) -> None:
+        super().__init__(binary, encoding="utf-8", errors="replace", line_buffering=True)
+        self._text = text
+
+    def write(self, text: str, /) -> int:
+        return self._text.write(text)
+
+    def read(self, size: int | None = -1, /) -> str:
+        return self._text.read(-1 if size is None else size)
+
+    def readline(self, size: int = -1, /) -> str:  # type: ignore[override]
+        return self._text.readline(size)
+
+    def flush(self) -> None:
+        self._text.flush()
 
 
 @contextmanager
 def gated_stdio() -> Iterator[None]:
-    """While inside, descriptors 0 and 1 are pipes through the gate."""
-    real_in, real_out = os.dup(0), os.dup(1)
-    server_in, to_server = os.pipe()
-    from_server, server_out = os.pipe()
-    os.dup2(server_in, 0)
-    os.dup2(server_out, 1)
-    os.close(server_in)
-    os.close(server_out)
-    gate = _Gate(real_in, real_out, to_server, from_server)
-    gate.start()
+    """While inside, ``sys.stdin.buffer`` and ``sys.stdout.buffer`` are the gate's, and
+    descriptors 0 and 1 read the null device and write to stderr."""
+    real_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    real_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    sys.stdout.flush()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    gate = _Gate(real_in, real_out)
+    saved = sys.stdin, sys.stdout
+    sys.stdin = _Redirected(io.BufferedReader(_GateReader(gate)), saved[0])
+    sys.stdout = _Redirected(io.BufferedWriter(_GateWriter(gate)), saved[1])
     try:
         yield
     finally:
-        # Descriptor 1 back on the real stdout; the writer copies what is left
-        # and stops; 0 back on the real stdin.
+        sys.stdin, sys.stdout = saved
+        gate.close()
+        # Descriptor 1 back on the wire (0 stays on the null device). Neither copy
+        # is closed: the transport's reader thread may still be blocked reading
+        # one, and a closed descriptor's number could be reused under it.
         os.dup2(real_out, 1)
-        gate.close(timeout=5)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
 
 
 __all__ = ["INVALID_REQUEST", "PARSE_ERROR", "check_line", "gated_stdio"]

@@ -1,11 +1,12 @@
 """Running the server: MCP over stdio, or streamable HTTP on a loopback address.
 
 Both are FastMCP's own transports, started through its public ``run``; gridmux
-has no MCP framing of its own. Over stdio the MCP SDK points descriptors 0
-and 1 away from the wire while serving, so a child process or a stray print
-cannot write into the protocol stream. In front of it, a gate
-(:mod:`gridmux._stdio_gate`) answers each line the SDK would drop unanswered
-(not JSON, nested too deep, not a JSON-RPC message) with a JSON-RPC error.
+has no MCP framing of its own. Over stdio a gate (:mod:`gridmux._stdio_gate`)
+holds the wire: it answers each line the SDK would drop unanswered (not
+JSON, nested too deep, not a JSON-RPC message) with a JSON-RPC error, inside
+the SDK's own reader and writer threads, and points descriptors 0 and 1 away
+from the wire while serving, so a child process or a stray print cannot
+write into the protocol stream.
 
 Over HTTP the socket is bound here, before the server starts, so that port 0
 can pick a free port and the address actually served can be announced on

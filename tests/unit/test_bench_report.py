@@ -90,6 +90,42 @@ def test_a_case_without_budget_is_shown_but_not_judged() -> None:
     assert passes == []
 
 
+def test_round_trips_are_judged_against_the_floor_and_the_predecessor() -> None:
+    """Issue 24: a list or read tool within 1.25x of the one-tool FastMCP server's
+    round trip, every timed tool within 1/3 of the predecessor's (medians)."""
+    report = sample_report()
+    report.latency["list_sessions"][rpt.FLOOR] = [0.008]
+    report.latency["capture_since (follow-up)"][rpt.FLOOR] = [0.005]
+    report.floor_limits = {"list_sessions": 1.25, "capture_since (follow-up)": 1.25}
+    report.predecessor_limits = {"list_sessions": 1 / 3, "capture_since (follow-up)": 1 / 3}
+    rows, passes = rpt.relative_rows(report, report.servers[1])
+    assert rows == [
+        # 10 ms against the floor's 8 (1.25: met) and the predecessor's 30 (1/3: met)
+        [
+            "list_sessions",
+            "10.0",
+            "8.0",
+            "1.25",
+            "≤ 1.25",
+            "PASS",
+            "30.0",
+            "0.33",
+            "≤ 0.33",
+            "PASS",
+        ],
+        ["capture_since (follow-up)", "6.0", "5.0", "1.20", "≤ 1.25", "PASS"]
+        + ["3.0", "2.00", "≤ 0.33", "FAIL"],
+    ]
+    assert passes == [True, True, True, False]
+    assert rpt.relative_rows(report, report.servers[0]) == ([], [])  # no budgets: not judged
+    report.latency["list_sessions"][rpt.FLOOR] = [0.007]  # 10 / 7 = 1.43
+    del report.latency["capture_since (follow-up)"][rpt.FLOOR]  # a limit without a floor
+    assert rpt.relative_rows(report, report.servers[1])[1] == [False, True, False, False]
+    text = rpt.render(report)
+    assert "### Round trips against FastMCP's floor and libtmux-mcp" in text
+    assert rpt.failed(report) == 5 + 3  # the sample's own five, and these three
+
+
 def test_spawn_targets_differ_by_mode() -> None:
     rows, passes = rpt.spawn_rows(sample_report())
     assert rows == [["list_sessions", "1.00", "PASS", "0.50", "FAIL", "8.00"]]

@@ -122,26 +122,66 @@ def test_the_server_answers_every_bad_line_and_keeps_serving() -> None:
     assert b"Traceback" not in process.stderr.read()
 
 
-def test_the_writer_stops_once_the_server_returns_though_a_copy_of_its_pipe_lives() -> None:
-    """A copy of the server's write end (the SDK's stdout wrapper kept one) means no end
-    of file; the gate copies what the server wrote and stops anyway (it waited 5 s for
-    end of file before every exit)."""
-    real_in, unused = os.pipe()
-    reader, real_out = os.pipe()
-    to_server_read, to_server = os.pipe()
-    from_server, server_out = os.pipe()
-    kept = os.dup(server_out)  # the copy that outlives the server's descriptor
-    gate = _Gate(real_in, real_out, to_server, from_server)
-    gate.threads[1].start()  # the writer only
+def test_an_answer_of_the_gate_never_lands_inside_a_line_of_the_server() -> None:
+    """The server's output goes on in whole lines: a malformed line answered while
+    the server is half-way through a line waits for that line's end."""
+    real_in, client_in = os.pipe()
+    client_out, real_out = os.pipe()
+    gate = _Gate(real_in, real_out)
     try:
-        os.write(server_out, b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n{"partial')
-        os.close(server_out)
-        gate.close(timeout=10)
-        assert not gate.threads[1].is_alive()
-        copied = os.read(reader, 1 << 16)
-        assert copied == b'{"jsonrpc": "2.0", "id": 1, "result": {}}\n{"partial'
+        gate.write(b'{"jsonrpc": "2.0", "id": 1, ')
+        os.write(client_in, b"not json\n")
+        buffer = bytearray(100)
+        os.close(client_in)
+        assert gate.readinto(buffer) == 0  # the bad line is answered, never passed on
+        gate.write(b'"result": {}}\n{"partial')
+        gate.close()  # the server returned: what it wrote after its last newline goes too
+        os.close(real_out)
+        sent = b""
+        while chunk := os.read(client_out, 1 << 16):
+            sent += chunk
     finally:
-        for fd in (kept, unused, reader, to_server_read):
+        for fd in (real_in, client_out):
             os.close(fd)
-        for owned in (gate._in, gate._out, gate._to_server, gate._from_server):
-            owned.close()
+    answer, line, rest = sent.split(b"\n")
+    assert json.loads(answer)["error"]["code"] == PARSE_ERROR
+    assert json.loads(line) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert rest == b'{"partial'
+
+
+GATED = """
+import os, subprocess, sys
+from gridmux._stdio_gate import gated_stdio
+with gated_stdio():
+    print("a stray print")
+    os.write(1, b"a write to descriptor 1\\n")
+    subprocess.run(["echo", "a child"], check=True)
+    assert sys.stdin.read() == ""  # text reads see the null device
+    sys.stdout.buffer.write(b'{"wire": 1}\\n')
+    sys.stdout.buffer.flush()
+    line = sys.stdin.buffer.readline()
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+print("after the gate")
+"""
+
+
+def test_only_the_transport_reaches_the_wire_while_the_gate_is_open() -> None:
+    """Prints, writes to descriptor 1 and children's output go to stderr; the
+    transport's streams (``sys.stdin.buffer``, ``sys.stdout.buffer``) are the wire,
+    checked line by line."""
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    done = subprocess.run(
+        [sys.executable, "-c", GATED],
+        input=b"[1, 2]\n" + ping,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    wire, answer, passed, after, end = done.stdout.split(b"\n")
+    assert json.loads(wire) == {"wire": 1}
+    assert json.loads(answer)["error"]["code"] == INVALID_REQUEST  # the batch
+    assert passed + b"\n" == ping
+    assert (after, end) == (b"after the gate", b"")
+    for text in (b"a stray print", b"a write to descriptor 1", b"a child"):
+        assert text in done.stderr

@@ -59,8 +59,12 @@ class TmuxBackend(Protocol):
         *,
         session_id: str | None = None,
         window_id: str | None = None,
+        pane_id: str | None = None,
     ) -> list[PaneInfo]:
-        """Panes of one window, one session, or the whole server."""
+        """Panes of one window, one session, or the whole server; with ``pane_id``
+        only that pane's rows among them (one per session its window is linked
+        into, in the listing's order): the same rows as filtering the listing,
+        without tmux describing every other pane."""
         ...
 
     # -- reads ---------------------------------------------------------------

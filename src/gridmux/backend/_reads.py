@@ -155,10 +155,15 @@ class ReadOperations(UsesRunner):
         *,
         session_id: str | None = None,
         window_id: str | None = None,
+        pane_id: str | None = None,
     ) -> list[PaneInfo]:
         fmt = RecordFormat(formats.PANE_FIELDS)
         if window_id is not None:
             check_id("window", window_id)
+        # tmux expands the 32 fields only for the rows the filter keeps (-f: tmux 3.2)
+        only = (
+            [] if pane_id is None else ["-f", f"#{{==:#{{pane_id}},{check_id('pane', pane_id)}}}"]
+        )
         if session_id is not None:
             # -s -t: every pane of the session, seen from that session (a window
             # linked into several sessions is listed in this one's context).
@@ -169,7 +174,7 @@ class ReadOperations(UsesRunner):
         else:
             command, what = ["list-panes", "-a"], "list panes"
         try:
-            out = self._run(server, [[*command, "-F", fmt.template]], what)
+            out = self._run(server, [[*command, *only, "-F", fmt.template]], what)
         except ServerNotRunning:
             if session_id is not None or window_id is not None:
                 raise

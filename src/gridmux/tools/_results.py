@@ -31,27 +31,33 @@ def geometry(pane: BackendPane) -> dict[str, Any]:
     }
 
 
-def pane_result(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> PaneInfo:
-    return PaneInfo(
-        pane_id=pane.pane_id,
-        pane_index=pane.pane_index,
-        pane_width=pane.width,
-        pane_height=pane.height,
+def pane_fields(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> dict[str, Any]:
+    """A pane's fields as get_pane_info names them (list_panes' rows pick from them
+    without building a model per pane first)."""
+    return {
+        "pane_id": pane.pane_id,
+        "pane_index": pane.pane_index,
+        "pane_width": pane.width,
+        "pane_height": pane.height,
         **geometry(pane),
-        pane_tty=pane.tty,
-        pane_current_command=pane.current_command,
-        pane_current_path=pane.current_path,
-        pane_pid=pane.pid,
-        pane_title=pane.title,
-        pane_active=pane.active,
-        pane_dead=pane.dead,
-        window_id=pane.window_id,
-        window_index=pane.window_index,
-        window_name=pane.window_name,
-        session_id=pane.session_id,
-        session_name=pane.session_name,
-        is_caller=ctx.is_caller(server, pane.pane_id),
-    )
+        "pane_tty": pane.tty,
+        "pane_current_command": pane.current_command,
+        "pane_current_path": pane.current_path,
+        "pane_pid": pane.pid,
+        "pane_title": pane.title,
+        "pane_active": pane.active,
+        "pane_dead": pane.dead,
+        "window_id": pane.window_id,
+        "window_index": pane.window_index,
+        "window_name": pane.window_name,
+        "session_id": pane.session_id,
+        "session_name": pane.session_name,
+        "is_caller": ctx.is_caller(server, pane.pane_id),
+    }
+
+
+def pane_result(ctx: ToolContext, server: ServerRef, pane: BackendPane) -> PaneInfo:
+    return PaneInfo(**pane_fields(ctx, server, pane))
 
 
 def session_result(session: BackendSession) -> SessionInfo:

@@ -129,9 +129,10 @@ def resolve_pane(
 ) -> PaneInfo:
     check_id("pane", pane_id)
     check_id("window", window_id)
-    panes = backend.list_panes(server)
     if pane_id is not None:
-        return _agreeing_pane(panes, pane_id, session_name, session_id, window_id)
+        rows = backend.list_panes(server, pane_id=pane_id)
+        return _agreeing_pane(rows, pane_id, session_name, session_id, window_id)
+    panes = backend.list_panes(server)
     if window_id is not None:
         in_window = [p for p in panes if p.window_id == window_id]
         if not in_window:

@@ -394,7 +394,7 @@ async def select_pane(
     def pane_in_scope(server: ServerRef, wanted: str) -> BackendPane:
         """Pane ``wanted``; window or session arguments given with it must hold it."""
         index = window_index_number(window_index)
-        rows = [p for p in ctx.backend.list_panes(server) if p.pane_id == wanted]
+        rows = ctx.backend.list_panes(server, pane_id=wanted)
         if not rows:
             raise NotFound(f"no pane {wanted} on this tmux server")
         for row in rows:

@@ -27,7 +27,7 @@ from ._params import (
     WindowId,
     WindowIndex,
 )
-from ._results import geometry, pane_result
+from ._results import geometry, pane_fields, pane_result
 from ._targets import check_no_nul, session_in_listing
 from ._text import strip_blank_tail
 
@@ -120,7 +120,7 @@ async def list_panes(
         return panes
 
     panes = await ctx.call(select)
-    rows = [pane_result(ctx, server, p).model_dump() for p in panes]
+    rows = [pane_fields(ctx, server, p) for p in panes]
     try:
         keep = apply_filters(rows, filters)
     except InvalidArgument as exc:

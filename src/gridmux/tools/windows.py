@@ -288,7 +288,7 @@ async def split_window(
         directory = check_start_directory(start_directory)
         env = parse_environment(environment, suppress_history=suppress_persistent_history)
         if pane_id is not None:
-            pane = next((p for p in ctx.backend.list_panes(server) if p.pane_id == pane_id), None)
+            pane = next(iter(ctx.backend.list_panes(server, pane_id=pane_id)), None)
             if pane is None:
                 raise NotFound(f"no pane {pane_id} on this tmux server")
         else:
