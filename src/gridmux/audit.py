@@ -22,7 +22,8 @@ but first:
 
 Redaction by pattern is best effort: text typed into a pane can hold secrets
 no pattern knows. The log file is created private to its owner (mode 0600);
-one that already exists is made 0600 at start-up, or refused when it cannot be.
+one that already exists is made 0600 at start-up, or refused when it cannot be;
+the path is never followed through a symbolic link (one that is, is refused).
 
 Where records go: ``--audit-log PATH`` (``GRIDMUX_AUDIT_LOG``) appends JSON
 lines to a file; otherwise they are INFO records of the ``gridmux.audit``
@@ -33,6 +34,7 @@ carries MCP over stdio).
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import os
@@ -295,9 +297,11 @@ class FileSink:
     """Records appended as JSON lines to a file, created with mode 0600.
 
     The file is opened for each record, so it can be rotated or removed while
-    the server runs. Construction checks that it can be written, and makes a
-    file that already exists private too (0600); one it cannot make private
-    (not the user's own) is refused.
+    the server runs, and never through a symbolic link (``O_NOFOLLOW``: a path
+    that is one is refused at start-up). Construction checks that it can be
+    written, and makes a file that already exists private too (0600, through
+    the open file, never a path); one it cannot make private (not the user's
+    own) is refused.
     """
 
     def __init__(self, path: str) -> None:
@@ -306,6 +310,11 @@ class FileSink:
         try:
             fd = self._open()
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(
+                    f"the audit log {path!r} is a symbolic link, which gridmux does not "
+                    "follow (it could point anywhere): name the file itself"
+                ) from None
             raise ValueError(f"cannot write the audit log {path!r}: {exc.strerror}") from None
         try:
             self._make_private(fd)
@@ -325,7 +334,8 @@ class FileSink:
                 ) from None
 
     def _open(self) -> int:
-        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # never through a symbolic link: neither the records nor the chmod reach its target
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
 
     def write(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode()

@@ -4,6 +4,7 @@ log file's mode when it already exists."""
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import stat
 from pathlib import Path
@@ -12,9 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridmux import Settings, create_server
+from gridmux import Settings, create_server, main
 from gridmux import audit as audit_module
-from gridmux.audit import REDACTED, FileSink, redact, scrub_text
+from gridmux.audit import LOGGER_NAME, REDACTED, FileSink, redact, scrub_text
+
 from tmuxsim import SimBackend
 
 SECRET = "Sup3rS3cr3t"
@@ -143,3 +145,37 @@ def test_the_rules_see_only_what_is_logged_and_a_margin(monkeypatch: pytest.Monk
     # what was cut is counted from the redacted text: the secret's 7 characters
     # became '[redacted]' (10)
     assert more == f"{len(huge) + 3 - audit_module.MAX_STRING} more characters]"
+
+
+def test_a_symlinked_log_is_refused_and_its_target_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "someone-elses.txt"
+    target.write_text("theirs\n")
+    target.chmod(0o644)
+    link = tmp_path / "audit.jsonl"
+    link.symlink_to(target)
+    with pytest.raises(ValueError, match="is a symbolic link.*name the file itself"):
+        create_server(SimBackend(version="3.3a"), Settings(backend="sim", audit_log=str(link)))
+    with pytest.raises(SystemExit) as exited:
+        main(["--backend", "sim", "--audit-log", str(link)])
+    assert "gridmux: the audit log" in str(exited.value.code)
+    assert "symbolic link" in str(exited.value.code)
+    assert capsys.readouterr().out == ""
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert target.read_text() == "theirs\n"
+
+
+def test_a_log_replaced_by_a_symlink_later_is_not_written_through(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    sink = FileSink(str(path))
+    target = tmp_path / "target.txt"
+    target.write_text("")
+    path.unlink()
+    path.symlink_to(target)
+    caplog.set_level(logging.WARNING, logger=LOGGER_NAME)
+    sink.write({"tool": "x"})
+    assert target.read_text() == ""
+    assert "could not append to the audit log" in caplog.text
