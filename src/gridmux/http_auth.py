@@ -13,18 +13,25 @@ order:
   next to the address it unlocks.
 
 It is checked by :class:`BearerToken`, a FastMCP ``TokenVerifier`` (FastMCP's
-public auth provider interface), in constant time.
+public auth provider interface), in constant time. A request without it is
+answered by :class:`RefuseWithoutToken`, one of the provider's HTTP
+middlewares, with a ``401`` that says what a client of a fixed bearer token
+has to do (:data:`HOW_TO_AUTHENTICATE`), never the token; FastMCP's own
+answer speaks of OAuth (clear the tokens, re-register), which does not apply.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import secrets
 import stat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.auth import AccessToken, TokenVerifier
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from gridmux.settings import Settings
@@ -50,10 +57,74 @@ class BearerToken(TokenVerifier):
         """The token (printed at start-up when it was generated)."""
         return self._token.decode()
 
+    def admits(self, token: str) -> bool:
+        """Whether ``token`` is this server's (in constant time)."""
+        return hmac.compare_digest(token.encode(), self._token)
+
     async def verify_token(self, token: str) -> AccessToken | None:
-        if not hmac.compare_digest(token.encode(), self._token):
+        if not self.admits(token):
             return None
         return AccessToken(token="[bearer]", client_id="gridmux-http", scopes=[])
+
+    def get_middleware(self) -> list[Any]:
+        """FastMCP's authentication middlewares, then :class:`RefuseWithoutToken`."""
+        return [*super().get_middleware(), Middleware(RefuseWithoutToken, verifier=self)]
+
+
+#: What the 401 says (body and ``WWW-Authenticate``): plain ASCII, no quotes.
+HOW_TO_AUTHENTICATE = (
+    "this gridmux server takes one fixed bearer token, not OAuth (there is nothing to "
+    "register): send the header Authorization: Bearer <token>, with the token from the "
+    "file gridmux was given by --http-token-file (GRIDMUX_HTTP_TOKEN_FILE), from "
+    "GRIDMUX_HTTP_TOKEN, or the one it printed on stderr at start-up"
+)
+
+
+class RefuseWithoutToken:
+    """An ASGI middleware: an HTTP request without this server's bearer token gets a
+    ``401`` saying :data:`HOW_TO_AUTHENTICATE`; others go on. A request with a
+    token says ``error="invalid_token"``, one without none (RFC 6750, 3.1)."""
+
+    def __init__(self, app: ASGIApp, verifier: BearerToken) -> None:
+        self.app = app
+        self.verifier = verifier
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = [
+            value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+            if name.lower() == b"authorization"
+        ]
+        token = (
+            given[0][7:].strip() if len(given) == 1 and given[0][:7].lower() == "bearer " else None
+        )
+        if token is not None and self.verifier.admits(token):
+            await self.app(scope, receive, send)
+            return
+        error = "invalid_token" if token is not None else "unauthorized"
+        challenge = [
+            'realm="gridmux"',
+            f'error="{error}"',
+            f'error_description="{HOW_TO_AUTHENTICATE}"',
+        ]
+        if token is None:
+            del challenge[1]
+        body = json.dumps({"error": error, "error_description": HOW_TO_AUTHENTICATE}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", f"Bearer {', '.join(challenge)}".encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 def bearer_token(settings: Settings) -> BearerToken:
@@ -99,4 +170,10 @@ def _check(token: str, where: str) -> None:
         )
 
 
-__all__ = ["MIN_LENGTH", "BearerToken", "bearer_token"]
+__all__ = [
+    "HOW_TO_AUTHENTICATE",
+    "MIN_LENGTH",
+    "BearerToken",
+    "RefuseWithoutToken",
+    "bearer_token",
+]

@@ -29,6 +29,11 @@ _SECRET_PARTS = (
 )
 
 
+#: One of these is in every name :func:`secret_name` flags, lower-cased (the audit
+#: log's prefilter relies on it).
+NAME_MARKS = (*sorted(_SECRET_WORDS), *_SECRET_PARTS)
+
+
 def secret_name(name: str) -> bool:
     """Whether a key or variable name suggests its value is a secret."""
     lowered = name.lower()
@@ -38,4 +43,4 @@ def secret_name(name: str) -> bool:
     return any(word in _SECRET_WORDS for word in words)
 
 
-__all__ = ["secret_name"]
+__all__ = ["NAME_MARKS", "secret_name"]

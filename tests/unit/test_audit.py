@@ -18,22 +18,17 @@ from fastmcp.tools.base import ToolResult
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridmux import Settings, create_server, main
-from gridmux import audit as audit_module
+from gridmux import Settings, create_server, main, redaction
 from gridmux.audit import (
     LOGGER_NAME,
-    MAX_ITEMS,
-    MAX_STRING,
-    REDACTED,
     AuditMiddleware,
     FileSink,
     StderrHandler,
     log_to_stderr,
-    redact,
-    scrub_text,
     secret_name,
 )
 from gridmux.backend import ServerRef
+from gridmux.redaction import MAX_ITEMS, MAX_STRING, REDACTED, redact, scrub_text
 from tmuxsim import SimBackend
 
 REF = ServerRef()
@@ -447,8 +442,8 @@ _TRIGGER_SAMPLES = (
 
 @pytest.mark.parametrize("text", _TRIGGER_SAMPLES)
 def test_the_literal_prefilter_passes_every_kind_of_secret(text: str) -> None:
-    assert audit_module._TRIGGER.search(text) is not None
-    assert any(mark in text.lower() for mark in audit_module._MARKS)
+    assert redaction._TRIGGER.search(text) is not None
+    assert any(mark in text.lower() for mark in redaction._MARKS)
     assert "[redacted" in scrub_text(text)
 
 
@@ -462,5 +457,5 @@ def test_the_prefilter_never_hides_what_the_trigger_finds(
     before: str, secret: str, after: str
 ) -> None:
     for text in (before, before + secret + after, (before + secret).swapcase()):
-        if audit_module._TRIGGER.search(text) is not None:
-            assert any(mark in text.lower() for mark in audit_module._MARKS), text
+        if redaction._TRIGGER.search(text) is not None:
+            assert any(mark in text.lower() for mark in redaction._MARKS), text

@@ -74,6 +74,14 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def post(port: int, body: dict[str, object], token: str | None) -> tuple[int, str]:
+    status, text, _ = post_headers(port, body, token)
+    return status, text
+
+
+def post_headers(
+    port: int, body: dict[str, object], token: str | None
+) -> tuple[int, str, http.client.HTTPMessage]:
+    """``post``, and the answer's headers."""
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
@@ -81,7 +89,7 @@ def post(port: int, body: dict[str, object], token: str | None) -> tuple[int, st
     try:
         connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
         response = connection.getresponse()
-        return response.status, response.read().decode(errors="replace")
+        return response.status, response.read().decode(errors="replace"), response.headers
     finally:
         connection.close()
 
@@ -104,6 +112,24 @@ async def test_requests_without_the_generated_token_are_refused(server: Server) 
         sessions = (await client.call_tool("list_sessions", {})).structured_content
         assert sessions == {"result": []}  # the refused create_session changed nothing
     assert "intruder" not in server.text()
+
+
+async def test_the_401_says_what_a_bearer_token_client_must_do(server: Server) -> None:
+    """FastMCP's own 401 told the client to re-register (OAuth): wrong for a fixed token."""
+    for token in (None, "wrong-token-of-enough-length", server.announced[:-1]):
+        status, body, headers = post_headers(server.port, CREATE, token)
+        assert status == 401
+        challenge = headers["WWW-Authenticate"]
+        said = json.loads(body)
+        for text in (said["error_description"], challenge):
+            assert "Authorization: Bearer <token>" in text
+            assert "--http-token-file" in text and "GRIDMUX_HTTP_TOKEN" in text
+            assert "register" not in text.replace("nothing to register", "")
+            assert server.announced not in text
+        assert challenge.startswith('Bearer realm="gridmux"')
+        # RFC 6750: an error code only when a token was sent
+        assert ('error="invalid_token"' in challenge) == (token is not None)
+        assert said["error"] == ("invalid_token" if token is not None else "unauthorized")
 
 
 async def test_the_token_from_a_private_file(tmp_path: Path) -> None:

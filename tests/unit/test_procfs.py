@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -39,8 +40,13 @@ def test_a_live_process_reads_back() -> None:
     assert own is not None
     assert (own.ppid, own.pgrp, own.state) == (os.getppid(), os.getpgrp(), b"R")
     argv = [sys.executable, "-c", "import sys; sys.stdin.read()", "a b", ""]
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE)  # exec'd when Popen returns
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE)
     try:
+        # Popen returns once exec has begun; the new image's argv shows in
+        # /proc a moment later (seen empty on a loaded machine).
+        deadline = time.monotonic() + 10
+        while not command_line(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.001)
         assert command_line(child.pid) == [os.fsencode(arg) for arg in argv]
         found = read_stat(child.pid)
         assert found is not None and found.ppid == os.getpid() and not found.ended

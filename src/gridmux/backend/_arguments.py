@@ -57,7 +57,7 @@ def check_target(value: str | None) -> str:
     return value
 
 
-def check_text(what: str, value: str) -> str:
+def check_given(what: str, value: str) -> str:
     """A path or a command: any non-empty text (the command builder quotes it)."""
     if not isinstance(value, str) or not value:
         raise InvalidArgument(f"{what} must be a non-empty string")
@@ -66,7 +66,7 @@ def check_text(what: str, value: str) -> str:
 
 def check_name(what: str, value: str) -> str:
     """A name: non-empty, without a control character."""
-    check_text(what, value)
+    check_given(what, value)
     if CONTROL_CHARACTER.search(value):
         raise InvalidArgument(
             f"{what} {value!r} holds a control character (a line break, tab, escape …); "
@@ -113,7 +113,7 @@ def spawn_args(
         with contextlib.suppress(OSError):
             start_directory = os.getcwd()
     if start_directory is not None:
-        args += ["-c", format_literal(check_text("start_directory", start_directory))]
+        args += ["-c", format_literal(check_given("start_directory", start_directory))]
     for name, value in (environment or {}).items():
         args += ["-e", f"{check_env_name(name)}={value}"]
     return args

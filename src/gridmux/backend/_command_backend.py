@@ -27,10 +27,10 @@ from gridmux.errors import GridmuxError, InvalidArgument, NotFound, PaneDead
 
 from ._arguments import (
     check_env_name,
+    check_given,
     check_id,
     check_name,
     check_swap_words,
-    check_text,
     scope_args,
 )
 from ._commands import (
@@ -206,14 +206,14 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         args = ["pipe-pane", "-t", check_id("pane", pane_id)]
         if command is not None:
             # pipe-pane runs its command through format expansion and strftime(3).
-            args += ["--", _pipe_literal(check_text("pipe command", command))]
+            args += ["--", _pipe_literal(check_given("pipe command", command))]
         action = "stop piping" if command is None else "start piping"
         self._run(server, [args], f"{action} pane {pane_id}")
 
     def open_pipe(self, server: ServerRef, pane_id: str, command: str) -> bool:
         commands: list[Command] = [
             ["display-message", "-p", "-t", check_id("pane", pane_id), "#{pane_pipe}"],
-            _pipe_unless_piped(pane_id, check_text("pipe command", command)),
+            _pipe_unless_piped(pane_id, check_given("pipe command", command)),
         ]
         out = self._run(server, commands, f"start piping pane {pane_id}")
         return decode(out).strip() == "0"

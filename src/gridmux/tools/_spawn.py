@@ -12,6 +12,8 @@ from gridmux.backend import VARIABLE_NAME
 from gridmux.errors import InvalidArgument
 from gridmux.safety import Tier, environment_refusal
 
+from ._targets import check_name
+
 _HISTORY_OFF = {"HISTFILE": "", "fish_history": "", "fish_private_mode": "1"}
 
 
@@ -71,6 +73,7 @@ def check_start_directory(start_directory: str | None) -> str | None:
     """
     if start_directory is None:
         return None
+    check_name("start_directory", start_directory)  # a directory may have a line break
     path = os.path.expanduser(start_directory)
     if not os.path.isabs(path) or not os.path.isdir(path):
         raise InvalidArgument(

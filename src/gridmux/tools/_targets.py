@@ -67,6 +67,35 @@ def check_no_nul(what: str, text: str) -> str:
     return text
 
 
+#: Most text one call types, pastes or loads into a buffer (UTF-8 bytes): 4 MiB,
+#: far more than any paste needs; a send_keys_batch's operations together too.
+MAX_TEXT_BYTES = 4 * 1024 * 1024
+
+
+def check_text(what: str, text: str, *, parts: str = "parts") -> int:
+    """Text a tool types or pastes: no NUL (:func:`check_no_nul`), valid Unicode, at
+    most :data:`MAX_TEXT_BYTES` of UTF-8. Returns its size in bytes; ``parts`` is
+    what the hint tells the agent to split it into."""
+    check_no_nul(what, text)
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(f"{what} is not valid Unicode text: {exc.reason}") from exc
+    check_text_size(what, size, parts=parts)
+    return size
+
+
+def check_text_size(what: str, size: int, *, parts: str = "parts") -> None:
+    """Refuse ``size`` bytes of text over :data:`MAX_TEXT_BYTES`, saying what to do."""
+    if size > MAX_TEXT_BYTES:
+        raise InvalidArgument(
+            f"{what} is {size} bytes of UTF-8, larger than {MAX_TEXT_BYTES} bytes (4 MiB), "
+            f"the most one call types or pastes: split it into {parts} of at most 4 MiB",
+            hint="Send the parts in turn (load_buffer and paste_buffer have the same "
+            "limit), or write the text to a file the program can read.",
+        )
+
+
 def resolve_session(
     backend: TmuxBackend,
     server: ServerRef,

@@ -22,13 +22,11 @@ from gridmux.safety import tool
 from ._config_models import BufferContent, BufferRef
 from ._context import TOOL_CONTEXT, ToolContext
 from ._params import MaxLines, PaneId, SessionId, SessionName, SocketName, SocketPath, WindowId
-from ._targets import check_no_nul
+from ._targets import check_text
 
 PREFIX = "gridmux_"
 _LOGICAL = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _OURS = re.compile(r"gridmux_[0-9a-f]{32}_[A-Za-z0-9_.-]{1,64}")
-#: Largest content load_buffer takes (UTF-8 bytes): 4 MiB, far more than any paste needs.
-MAX_CONTENT_BYTES = 4 * 1024 * 1024
 
 BufferName = Annotated[str, Field(description="A buffer name exactly as load_buffer returned it.")]
 
@@ -99,16 +97,7 @@ async def load_buffer(
     def load() -> BufferRef:
         if not content:
             raise InvalidArgument("content must not be empty", hint="tmux stores no empty buffers.")
-        check_no_nul("content", content)
-        try:
-            size = len(content.encode("utf-8"))
-        except UnicodeEncodeError as exc:
-            raise InvalidArgument(f"content is not valid Unicode text: {exc.reason}") from exc
-        if size > MAX_CONTENT_BYTES:
-            raise InvalidArgument(
-                f"content is larger than {MAX_CONTENT_BYTES} bytes",
-                hint="Split it into several buffers, or write it to a file instead.",
-            )
+        check_text("content", content, parts="several buffers")
         name, logical = new_buffer_name(logical_name)
         ctx.backend.load_buffer(server, name, content)
         return BufferRef(buffer_name=name, logical_name=logical)

@@ -21,7 +21,7 @@ from gridmux.safety import tool
 from ._context import TOOL_CONTEXT, ToolContext
 from ._observe_models import SendKeysBatchResult, SendKeysOperation, SendKeysOperationResult
 from ._params import SocketName, SocketPath
-from ._targets import check_no_nul
+from ._targets import check_text, check_text_size
 from ._waiting import MAX_WAIT_SECONDS
 
 _MAX_OPERATIONS = 1000
@@ -72,11 +72,12 @@ async def send_keys_batch(
         targets: list[str] = []
         problems: list[str] = []
         resolved: dict[tuple[str | None, ...], PaneInfo] = {}
+        total = 0
         for index, op in enumerate(operations):
             try:
                 if not op.keys and not op.enter:
                     raise InvalidArgument("keys is empty and enter is false: nothing to send")
-                check_no_nul("keys", op.keys)
+                total += check_text("keys", op.keys, parts="several operations")
                 where = (op.pane_id, op.session_name, op.session_id, op.window_id)
                 if where not in resolved:
                     resolved[where] = ctx.resolve(server, *where)
@@ -87,6 +88,10 @@ async def send_keys_batch(
                 targets.append(pane.pane_id)
             except GridmuxError as exc:
                 problems.append(f"operations[{index}]: {exc.message}")
+        try:
+            check_text_size("the operations' keys together", total, parts="several batches")
+        except InvalidArgument as exc:
+            problems.append(exc.message)
         if problems:
             listed = "; ".join(problems[:10])
             more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""

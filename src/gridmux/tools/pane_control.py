@@ -31,7 +31,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import pane_result
-from ._targets import check_no_nul, require_live, resolve_window, window_index_number
+from ._targets import check_text, require_live, resolve_window, window_index_number
 
 Corner = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
 Direction = Literal["up", "down", "left", "right", "last", "next", "previous"]
@@ -476,7 +476,7 @@ async def paste_text(
     def paste() -> str:
         if not text:
             raise InvalidArgument("text is empty: nothing to paste")
-        check_no_nul("text", text)
+        check_text("text", text)
         pane = ctx.resolve(server, pane_id, session_name, session_id, window_id)
         require_live(pane, "paste into")
         ctx.refuse_input_to_caller(server, pane.pane_id)

@@ -28,7 +28,7 @@ from ._params import (
     WindowIndex,
 )
 from ._results import geometry, pane_fields, pane_result
-from ._targets import check_no_nul, session_in_listing
+from ._targets import check_text, session_in_listing
 from ._text import strip_blank_tail
 
 #: capture-pane reads row numbers in INT_MIN..32767 (docs/tmux-model.md §14)
@@ -283,7 +283,7 @@ async def send_keys(
     if not keys and not enter:
         raise tool_error(InvalidArgument("keys is empty and enter is false: nothing to send"))
     try:
-        check_no_nul("keys", keys)
+        check_text("keys", keys, parts="several send_keys calls")
     except InvalidArgument as exc:
         raise tool_error(exc) from None
     text = f" {keys}" if suppress_history and keys else keys
