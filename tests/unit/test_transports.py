@@ -123,19 +123,29 @@ def test_a_failure_of_the_first_transport_is_not_retried_elsewhere() -> None:
     assert later.runs == []
 
 
+def waiting(transports: Sequence[Transport], waits: Scripted) -> TmuxRunner:
+    return TmuxRunner("tmux", command_timeout=2.5, transports=transports, waits=waits)
+
+
 def test_wait_channel_signalled_timed_out_and_released() -> None:
-    signalled = Scripted(Completed(b""), waited=Completed(b""))
-    assert runner(signalled).wait_channel(SERVER, "c", 1.0, what="wait") is True
-    assert (signalled.waits, signalled.runs) == (["c"], [])
-    declines = Scripted(NotCarried("no"), waited=NotCarried("no"))
-    timed_out = Scripted(Completed(b""), waited=None)
-    assert runner(declines, timed_out).wait_channel(SERVER, "c", 1.0, what="wait") is False
+    control, signalled = Scripted(Completed(b"")), Scripted(NotCarried("no"), Completed(b""))
+    assert waiting([control], signalled).wait_channel(SERVER, "c", 1.0, what="wait") is True
+    # the wait goes to the waits' carrier alone, never to a transport of lists
+    assert (signalled.waits, signalled.runs, control.waits, control.runs) == (["c"], [], [], [])
+    declines = Scripted(NotCarried("no"))
+    commands, timed_out = Scripted(Completed(b"")), Scripted(NotCarried("no"), waited=None)
+    released = waiting([declines, commands], timed_out).wait_channel(SERVER, "c", 1.0, what="w")
+    assert released is False
     assert timed_out.waits == ["c"]
     # released by a signal of our own, on the first transport that carries it
-    assert declines.runs == timed_out.runs == [[["wait-for", "-S", "c"]]]
+    assert declines.runs == commands.runs == [[["wait-for", "-S", "c"]]]
+    assert (timed_out.runs, declines.waits, commands.waits) == ([], [], [])
     refused = Scripted(Completed(b""), waited=Completed(b"", stderr="no server running", status=1))
     with pytest.raises(ServerNotRunning, match="wait"):
-        runner(refused).wait_channel(SERVER, "c", 1.0, what="wait")
+        waiting([Scripted(Completed(b""))], refused).wait_channel(SERVER, "c", 1.0, what="wait")
+    late = waiting([Scripted(Completed(b""))], Scripted(NotCarried("no"), TransportTimeout("x")))
+    with pytest.raises(TmuxTimeout, match="wait"):
+        late.wait_channel(SERVER, "c", 1.0, what="wait")
 
 
 def test_the_default_transports_follow_control_mode() -> None:

@@ -300,38 +300,6 @@ class ControlClient:
         files = {at: _Saved(path, len(sent)) for at, path in paths.items()}
         return sent, saves, files
 
-    def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> Completed | None:
-        """``wait-for name`` on this client: tmux's answer once signalled, None after ``timeout``.
-
-        ``NotCarried`` when tmux did not run it. At the deadline ``release``
-        must signal the channel from elsewhere; that wakes this client's wait,
-        which tmux then answers (an error in that answer is still returned).
-        """
-        sentinel = self._token()
-        command = ["wait-for", name]
-        data = request_lines([command], [], sentinel)
-        with self._lock:
-            if not self._ready():
-                raise NotCarried("no control client is attached")
-            try:
-                lines = self._exchange(data, sentinel, time.monotonic() + timeout)
-                signalled = True
-            except TransportTimeout:
-                release()
-                signalled = False
-                try:
-                    lines = self._await(sentinel, time.monotonic() + self._timeout)
-                except TransportTimeout:
-                    self._stop()
-                    raise
-            if lines is None:
-                reply = self._lost([], [command], {})
-                if reply is None:
-                    raise NotCarried("the control client ended before running the wait")
-            else:
-                reply = self._reply(lines[:-1], [])
-            return reply if signalled or reply.status else None
-
     def _forget_buffers(self, ours: Callable[[str], bool]) -> None:
         """Delete the buffers of ours a list that stopped early left (holding the lock).
 

@@ -5,8 +5,9 @@ Most commands behave the same from a control client as from a one-off
 not, and the transport declines them (``NotCarried``: the runner hands them
 to the subprocess transport):
 
-* ``wait-for`` (waiting) blocks the client's whole queue until signalled, so it gets
-  a control client of its own (``ControlTransport.wait_for``), kept for the next wait;
+* ``wait-for`` (waiting) blocks the client's whole queue until signalled: the
+  runner gives every wait a plain tmux process instead (``_transport.Waits``),
+  so no wait attaches a client;
 * ``kill-*``, ``detach-client``, ``switch-client``, ``attach-session`` can end
   or move the control client itself in the middle of its reply;
 * commands that read standard input (``load-buffer -``) have none in control
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ._commands import Command
 from ._control_client import ControlClient
@@ -64,14 +65,12 @@ def carried(commands: Sequence[Command]) -> bool:
 
 
 class ControlTransport:
-    """``Transport`` over control clients, one per tmux server socket (plus waiting ones)."""
+    """``Transport`` over control clients, one per tmux server socket."""
 
     def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
         self._program = program
         self._timeout = timeout
         self._clients: dict[str, ControlClient] = {}
-        # Idle clients for wait-for, which holds a client until signalled.
-        self._waiters: dict[str, list[ControlClient]] = {}
         self._all: list[ControlClient] = []
         self._lock = threading.Lock()
         weakref.finalize(self, _close_all, self._all)
@@ -111,27 +110,6 @@ class ControlTransport:
                 # The next transport is about to create a session to attach to.
                 client.allow_retry()
             raise
-
-    def wait_for(
-        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
-    ) -> Completed | None:
-        """``wait-for channel`` on an idle control client of its own."""
-        key = default_socket_path(server)
-        with self._lock:
-            idle = self._waiters.setdefault(key, [])
-            waiter = idle.pop() if idle else self._new(server)
-        kept = True
-        try:
-            return waiter.wait_for(channel, timeout, release)
-        except NotCarried:
-            raise  # it never ran the wait: the client is as good as before
-        except BaseException:
-            kept = False  # it may be mid-answer: never hand it to another wait
-            raise
-        finally:
-            if kept:
-                with self._lock:
-                    idle.append(waiter)
 
     def close(self) -> None:
         _close_all(self._all)
