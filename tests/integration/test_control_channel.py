@@ -22,6 +22,7 @@ from gridmux.backend._command_backend import TmuxCommandBackend
 from gridmux.errors import NotFound
 
 from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
+from .light_touch import waiters
 
 pytestmark = pytest.mark.tmux
 
@@ -46,19 +47,6 @@ def session(plain: TmuxCommandBackend, tmux_server: ServerRef) -> str:
     pane = plain.new_session(tmux_server, name="main", command=SLEEP).active_pane_id
     assert pane is not None
     return pane
-
-
-def waiters(socket: str, channel: str) -> list[int]:
-    """Pids of the ``tmux -S socket wait-for channel`` processes running now (Linux)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:  # not a process, or gone meanwhile
-            continue
-        if argv[-3:] == [b"wait-for", channel.encode(), b""] and socket.encode() in argv:
-            found.append(int(entry.name))
-    return found
 
 
 def channel_pids(backend: TmuxCommandBackend) -> set[int]:
@@ -379,7 +367,7 @@ def test_waits_over_control_mode_see_signals_and_absorb_none(
     try:
         socket = tmux_server.socket_path
         assert socket is not None
-        wait_until(lambda: len(waiters(socket, "both")) == 2, what="two wait-for processes")
+        wait_until(lambda: len(waiters(socket, ["both"])) == 2, what="two wait-for processes")
         assert tmux("list-clients", "-F", "#{client_pid}") == clients
     finally:
         control.signal_channel(tmux_server, "both")

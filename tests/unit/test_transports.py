@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gridmux.backend._commands import Command
+from gridmux.backend._control_transport import attach_target
 from gridmux.backend._failures import ServerNotRunning
 from gridmux.backend._runner import TmuxRunner
 from gridmux.backend._subprocess_transport import SubprocessTransport
@@ -191,3 +192,18 @@ def test_subprocess_transport_reports_e2big_as_command_too_long() -> None:
     with pytest.raises(CommandTooLong) as raised:
         transport.run(SERVER, [["display-message", "-p", huge]])
     assert raised.value.size > len(huge)
+
+
+@pytest.mark.parametrize(
+    ("listing", "chosen"),
+    [
+        (b"$0 1 1\n$1 0 0\n$2 off 2\n", "$2"),  # attached already, destroy-unattached off
+        (b"$0 on 1\n$1 keep-last 0\n$2 1 0\n", None),  # each would be kept alive by it
+        (b"$4 0 0\n$1 keep-group 0\n", "$4"),
+        (b"", None),
+    ],
+)
+def test_the_control_client_attaches_where_it_keeps_no_session_alive(
+    listing: bytes, chosen: str | None
+) -> None:
+    assert attach_target(listing) == chosen

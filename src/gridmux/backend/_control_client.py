@@ -77,8 +77,16 @@ _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 class ControlClient:
     """One ``tmux -C`` client process and the state of its output stream."""
 
-    def __init__(self, argv: Sequence[str], *, timeout: float) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        target: Callable[[], str | None] | None = None,
+    ) -> None:
         self._argv = list(argv)
+        #: the session to attach to (``-t``), asked at each attach; None: none fits now
+        self._target = target
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
         #: waits for the client's output (one per client, not one per read)
@@ -127,10 +135,17 @@ class ControlClient:
     def _connect(self) -> bool:
         if self.disabled or time.monotonic() < self._retry_at:
             return False
+        argv = self._argv
+        if self._target is not None:
+            chosen = self._target()
+            if chosen is None:  # no session to attach to: try again later
+                self._retry_at = time.monotonic() + RETRY_AFTER
+                return False
+            argv = [*argv, "-t", chosen]
         env = {key: value for key, value in os.environ.items() if key != "TMUX"}
         try:
             self._proc = spawn(
-                self._argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

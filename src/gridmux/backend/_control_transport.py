@@ -22,7 +22,14 @@ from collections.abc import Sequence
 
 from ._commands import Command
 from ._control_client import ControlClient
-from ._transport import Completed, NotCarried, TmuxProgram, default_socket_path
+from ._transport import (
+    Completed,
+    NotCarried,
+    TmuxProgram,
+    Transport,
+    TransportError,
+    default_socket_path,
+)
 from ._types import ServerRef
 
 SUBPROCESS_ONLY = frozenset(
@@ -47,6 +54,23 @@ SUBPROCESS_ONLY = frozenset(
 #: print what a one-off tmux process sees, not the pre-3.8 form tmux keeps
 #: for control clients.
 ATTACH = ["-N", "-C", "attach-session", "-E", "-f", "no-output,ignore-size,new-layouts"]
+#: Per session: its id, ``destroy-unattached`` (``0``/``1`` before tmux 3.4, then
+#: ``off``/``on``/``keep-last``/``keep-group``) and how many clients are attached.
+SESSIONS = "#{session_id} #{destroy-unattached} #{session_attached}"
+
+
+def attach_target(listing: bytes) -> str | None:
+    """The session the control client attaches to, from a :data:`SESSIONS` listing.
+
+    Only a session whose ``destroy-unattached`` is off: tmux counts the client
+    as attached, so in another it would keep the session alive after its last
+    user left. Of those, one already attached (its attached-ness stays as it
+    was) before one nobody is in. None when no session fits: the lists go as
+    processes until one does.
+    """
+    rows = [line.split() for line in listing.decode(errors="replace").splitlines()]
+    kept = [(row[2] == "0", row[0]) for row in rows if len(row) == 3 and row[1] in ("0", "off")]
+    return min(kept)[1] if kept else None
 
 
 def carried(commands: Sequence[Command]) -> bool:
@@ -67,8 +91,10 @@ def carried(commands: Sequence[Command]) -> bool:
 class ControlTransport:
     """``Transport`` over control clients, one per tmux server socket."""
 
-    def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
+    def __init__(self, program: TmuxProgram, *, timeout: float, lister: Transport) -> None:
         self._program = program
+        #: lists the sessions before an attach (a transport of its own: one process)
+        self._lister = lister
         self._timeout = timeout
         self._clients: dict[str, ControlClient] = {}
         self._all: list[ControlClient] = []
@@ -86,9 +112,16 @@ class ControlTransport:
 
     def _new(self, server: ServerRef) -> ControlClient:
         argv = [*self._program.client_argv(server), *ATTACH]
-        client = ControlClient(argv, timeout=self._timeout)
+        client = ControlClient(argv, timeout=self._timeout, target=lambda: self._target(server))
         self._all.append(client)
         return client
+
+    def _target(self, server: ServerRef) -> str | None:
+        try:
+            listed = self._lister.run(server, [["list-sessions", "-F", SESSIONS]])
+        except TransportError:
+            return None
+        return attach_target(listed.stdout) if listed.status == 0 else None
 
     def client_pids(self) -> set[int]:
         """Process ids of the live control clients (to leave out of client lists)."""

@@ -53,7 +53,11 @@ class TmuxRunner:
         self.subprocess = SubprocessTransport(program, timeout=command_timeout)
         self._waits: Waits = self.subprocess if waits is None else waits
         if not transports:
-            control = [ControlTransport(program, timeout=command_timeout)] if control_mode else []
+            control = (
+                [ControlTransport(program, timeout=command_timeout, lister=self.subprocess)]
+                if control_mode
+                else []
+            )
             transports = [*control, self.subprocess]
         self._transports = tuple(transports)
         self.control = next(
