@@ -16,6 +16,7 @@ to the subprocess transport):
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -112,16 +113,11 @@ class ControlTransport:
 
     def _new(self, server: ServerRef) -> ControlClient:
         argv = [*self._program.client_argv(server), *ATTACH]
-        client = ControlClient(argv, timeout=self._timeout, target=lambda: self._target(server))
+        # (a function of the lister, not of self: the clients must not keep self alive)
+        target = functools.partial(_listed_target, self._lister, server)
+        client = ControlClient(argv, timeout=self._timeout, target=target)
         self._all.append(client)
         return client
-
-    def _target(self, server: ServerRef) -> str | None:
-        try:
-            listed = self._lister.run(server, [["list-sessions", "-F", SESSIONS]])
-        except TransportError:
-            return None
-        return attach_target(listed.stdout) if listed.status == 0 else None
 
     def client_pids(self) -> set[int]:
         """Process ids of the live control clients (to leave out of client lists)."""
@@ -146,6 +142,15 @@ class ControlTransport:
 
     def close(self) -> None:
         _close_all(self._all)
+
+
+def _listed_target(lister: Transport, server: ServerRef) -> str | None:
+    """:func:`attach_target` of the server's sessions as ``lister`` lists them."""
+    try:
+        listed = lister.run(server, [["list-sessions", "-F", SESSIONS]])
+    except TransportError:
+        return None
+    return attach_target(listed.stdout) if listed.status == 0 else None
 
 
 def _close_all(clients: list[ControlClient]) -> None:
