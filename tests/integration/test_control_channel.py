@@ -23,6 +23,7 @@ from gridmux.backend._procfs import read_stat
 from gridmux.errors import NotFound
 
 from .conftest import RawTmux, WaitUntil, WriteToPane, counting_tmux, spawns
+from .light_touch import waiters
 
 pytestmark = pytest.mark.tmux
 
@@ -79,17 +80,23 @@ def test_no_tmux_process_per_call_over_control_mode(
     plain = TmuxCommandBackend(wrapper, control_mode=False)
     try:
         control.list_sessions(tmux_server)  # attaches: the one spawn
+        (pid,) = channel_pids(control)
         before = spawns(log)
         for _ in range(10):
             control.list_panes(tmux_server)
             control.scan_panes(tmux_server, start=-5, join_wrapped=True)
             control.snapshot(tmux_server, session, start=-5)
             control.send_keys(tmux_server, session, "", literal=True)
+        # before tmux 3.6 captures take a buffer and a file, still no process
+        # (docs/control-mode.md)
+        assert spawns(log) == before, log.read_bytes()
+        for _ in range(3):
             assert control.wait_for(tmux_server, "never-signalled", 0.01) is False
-        # the first wait attaches the waiting client: one spawn, kept after (before
-        # tmux 3.6 captures take a buffer and a file, still no process:
-        # docs/control-mode.md)
-        assert spawns(log) - before == 1, log.read_bytes()
+        # each wait is a plain `tmux wait-for` process, never a control client
+        waits = log.read_text().splitlines()[before:]
+        assert len(waits) == 3, waits
+        assert all(line.endswith("wait-for never-signalled") for line in waits), waits
+        assert channel_pids(control) == {pid}
         before = spawns(log)
         for _ in range(5):
             plain.snapshot(tmux_server, session)
@@ -357,8 +364,32 @@ def test_concurrent_calls_each_get_their_own_answer(
 
 
 def test_waits_over_control_mode_see_signals_and_absorb_none(
-    control: TmuxCommandBackend, tmux_server: ServerRef, session: str
+    control: TmuxCommandBackend,
+    tmux_server: ServerRef,
+    session: str,
+    tmux: RawTmux,
+    wait_until: WaitUntil,
 ) -> None:
+    control.list_sessions(tmux_server)
+    clients = tmux("list-clients", "-F", "#{client_pid}")
+    answers: list[bool] = []
+
+    def wait() -> None:
+        answers.append(control.wait_for(tmux_server, "both", 20.0))
+
+    waiting = [threading.Thread(target=wait) for _ in "ab"]
+    for thread in waiting:  # two waits at once: two plain processes, no client
+        thread.start()
+    try:
+        socket = tmux_server.socket_path
+        assert socket is not None
+        wait_until(lambda: len(waiters(socket, ["both"])) == 2, what="two wait-for processes")
+        assert tmux("list-clients", "-F", "#{client_pid}") == clients
+    finally:
+        control.signal_channel(tmux_server, "both")
+        for thread in waiting:
+            thread.join()
+    assert answers == [True, True]
     assert control.wait_for(tmux_server, "chan", 0.05) is False
     control.signal_channel(tmux_server, "chan")  # held by tmux: nobody waits
     assert control.wait_for(tmux_server, "chan", 5.0) is True

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gridmux.backend._commands import Command
+from gridmux.backend._control_transport import attach_target
 from gridmux.backend._failures import ServerNotRunning
 from gridmux.backend._runner import TmuxRunner
 from gridmux.backend._subprocess_transport import SubprocessTransport
@@ -123,19 +124,29 @@ def test_a_failure_of_the_first_transport_is_not_retried_elsewhere() -> None:
     assert later.runs == []
 
 
+def waiting(transports: Sequence[Transport], waits: Scripted) -> TmuxRunner:
+    return TmuxRunner("tmux", command_timeout=2.5, transports=transports, waits=waits)
+
+
 def test_wait_channel_signalled_timed_out_and_released() -> None:
-    signalled = Scripted(Completed(b""), waited=Completed(b""))
-    assert runner(signalled).wait_channel(SERVER, "c", 1.0, what="wait") is True
-    assert (signalled.waits, signalled.runs) == (["c"], [])
-    declines = Scripted(NotCarried("no"), waited=NotCarried("no"))
-    timed_out = Scripted(Completed(b""), waited=None)
-    assert runner(declines, timed_out).wait_channel(SERVER, "c", 1.0, what="wait") is False
+    control, signalled = Scripted(Completed(b"")), Scripted(NotCarried("no"), Completed(b""))
+    assert waiting([control], signalled).wait_channel(SERVER, "c", 1.0, what="wait") is True
+    # the wait goes to the waits' carrier alone, never to a transport of lists
+    assert (signalled.waits, signalled.runs, control.waits, control.runs) == (["c"], [], [], [])
+    declines = Scripted(NotCarried("no"))
+    commands, timed_out = Scripted(Completed(b"")), Scripted(NotCarried("no"), waited=None)
+    released = waiting([declines, commands], timed_out).wait_channel(SERVER, "c", 1.0, what="w")
+    assert released is False
     assert timed_out.waits == ["c"]
     # released by a signal of our own, on the first transport that carries it
-    assert declines.runs == timed_out.runs == [[["wait-for", "-S", "c"]]]
+    assert declines.runs == commands.runs == [[["wait-for", "-S", "c"]]]
+    assert (timed_out.runs, declines.waits, commands.waits) == ([], [], [])
     refused = Scripted(Completed(b""), waited=Completed(b"", stderr="no server running", status=1))
     with pytest.raises(ServerNotRunning, match="wait"):
-        runner(refused).wait_channel(SERVER, "c", 1.0, what="wait")
+        waiting([Scripted(Completed(b""))], refused).wait_channel(SERVER, "c", 1.0, what="wait")
+    late = waiting([Scripted(Completed(b""))], Scripted(NotCarried("no"), TransportTimeout("x")))
+    with pytest.raises(TmuxTimeout, match="wait"):
+        late.wait_channel(SERVER, "c", 1.0, what="wait")
 
 
 def test_the_default_transports_follow_control_mode() -> None:
@@ -181,3 +192,18 @@ def test_subprocess_transport_reports_e2big_as_command_too_long() -> None:
     with pytest.raises(CommandTooLong) as raised:
         transport.run(SERVER, [["display-message", "-p", huge]])
     assert raised.value.size > len(huge)
+
+
+@pytest.mark.parametrize(
+    ("listing", "chosen"),
+    [
+        (b"$0 1 1\n$1 0 0\n$2 off 2\n", "$2"),  # attached already, destroy-unattached off
+        (b"$0 on 1\n$1 keep-last 0\n$2 1 0\n", None),  # each would be kept alive by it
+        (b"$4 0 0\n$1 keep-group 0\n", "$4"),
+        (b"", None),
+    ],
+)
+def test_the_control_client_attaches_where_it_keeps_no_session_alive(
+    listing: bytes, chosen: str | None
+) -> None:
+    assert attach_target(listing) == chosen

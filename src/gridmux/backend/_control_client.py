@@ -58,8 +58,16 @@ _UNSUPPORTED = ("unknown flag", "usage:", "invalid flag")
 class ControlClient:
     """One ``tmux -C`` client process and the state of its output stream."""
 
-    def __init__(self, argv: Sequence[str], *, timeout: float) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        target: Callable[[], str | None] | None = None,
+    ) -> None:
         self._argv = list(argv)
+        #: the session to attach to (``-t``), asked at each attach; None: none fits now
+        self._target = target
         self._timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
         #: waits for the client's output (one per client, not one per read)
@@ -107,10 +115,17 @@ class ControlClient:
     def _connect(self) -> bool:
         if self.disabled or time.monotonic() < self._retry_at:
             return False
+        argv = self._argv
+        if self._target is not None:
+            chosen = self._target()
+            if chosen is None:  # no session to attach to: try again later
+                self._retry_at = time.monotonic() + RETRY_AFTER
+                return False
+            argv = [*argv, "-t", chosen]
         env = {key: value for key, value in os.environ.items() if key != "TMUX"}
         try:
             self._proc = spawn(
-                self._argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -215,39 +230,6 @@ class ControlClient:
                 if reply is not None:
                     return reply
             raise NotCarried("the control client ended before running the line")
-
-    def wait_for(self, name: str, timeout: float, release: Callable[[], None]) -> Completed | None:
-        """``wait-for name`` on this client: tmux's answer once signalled, None after ``timeout``.
-
-        ``NotCarried`` when tmux did not run it. At the deadline ``release``
-        must signal the channel from elsewhere; that wakes this client's wait,
-        which tmux then answers (an error in that answer is still returned).
-        """
-        sentinel = self._token()
-        command = ["wait-for", name]
-        data = request_lines([[command]], [], sentinel)
-        with self._lock:
-            if not self._ready():
-                raise NotCarried("no control client is attached")
-            try:
-                lines = self._exchange(data, sentinel, time.monotonic() + timeout)
-                signalled = True
-            except TransportTimeout:
-                release()
-                signalled = False
-                try:
-                    lines = self._await(sentinel, time.monotonic() + self._timeout)
-                except TransportTimeout:
-                    self._stop()
-                    raise
-            if lines is None:
-                segments = self._lost([], [[command]])
-                if segments is None:
-                    raise NotCarried("the control client ended before running the wait")
-            else:
-                segments = self._reply(lines[:-1], [])
-            reply = joined(segments)
-            return reply if signalled or reply.status else None
 
     def _lost(
         self, markers: list[str], groups: Sequence[Sequence[Command]]

@@ -5,8 +5,9 @@ Most commands behave the same from a control client as from a one-off
 not, and the transport declines them (``NotCarried``: the runner hands them
 to the subprocess transport):
 
-* ``wait-for`` (waiting) blocks the client's whole queue until signalled, so it gets
-  a control client of its own (``ControlTransport.wait_for``), kept for the next wait;
+* ``wait-for`` (waiting) blocks the client's whole queue until signalled: the
+  runner gives every wait a plain tmux process instead (``_transport.Waits``),
+  so no wait attaches a client;
 * ``kill-*``, ``detach-client``, ``switch-client``, ``attach-session`` can end
   or move the control client itself in the middle of its reply;
 * commands that read standard input (``load-buffer -``) have none in control
@@ -15,15 +16,22 @@ to the subprocess transport):
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ._capture_route import CaptureRoute
 from ._commands import Command
 from ._control_client import ControlClient
 from ._sockets import default_socket_path
-from ._transport import Completed, NotCarried, TmuxProgram
+from ._transport import (
+    Completed,
+    NotCarried,
+    TmuxProgram,
+    Transport,
+    TransportError,
+)
 from ._types import ServerRef
 
 SUBPROCESS_ONLY = frozenset(
@@ -48,6 +56,23 @@ SUBPROCESS_ONLY = frozenset(
 #: print what a one-off tmux process sees, not the pre-3.8 form tmux keeps
 #: for control clients.
 ATTACH = ["-N", "-C", "attach-session", "-E", "-f", "no-output,ignore-size,new-layouts"]
+#: Per session: its id, ``destroy-unattached`` (``0``/``1`` before tmux 3.4, then
+#: ``off``/``on``/``keep-last``/``keep-group``) and how many clients are attached.
+SESSIONS = "#{session_id} #{destroy-unattached} #{session_attached}"
+
+
+def attach_target(listing: bytes) -> str | None:
+    """The session the control client attaches to, from a :data:`SESSIONS` listing.
+
+    Only a session whose ``destroy-unattached`` is off: tmux counts the client
+    as attached, so in another it would keep the session alive after its last
+    user left. Of those, one already attached (its attached-ness stays as it
+    was) before one nobody is in. None when no session fits: the lists go as
+    processes until one does.
+    """
+    rows = [line.split() for line in listing.decode(errors="replace").splitlines()]
+    kept = [(row[2] == "0", row[0]) for row in rows if len(row) == 3 and row[1] in ("0", "off")]
+    return min(kept)[1] if kept else None
 
 
 def carried(commands: Sequence[Command]) -> bool:
@@ -66,14 +91,14 @@ def carried(commands: Sequence[Command]) -> bool:
 
 
 class ControlTransport:
-    """``Transport`` over control clients, one per tmux server socket (plus waiting ones)."""
+    """``Transport`` over control clients, one per tmux server socket."""
 
-    def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
+    def __init__(self, program: TmuxProgram, *, timeout: float, lister: Transport) -> None:
         self._program = program
+        #: lists the sessions before an attach (a transport of its own: one process)
+        self._lister = lister
         self._timeout = timeout
         self._clients: dict[str, ControlClient] = {}
-        # Idle clients for wait-for, which holds a client until signalled.
-        self._waiters: dict[str, list[ControlClient]] = {}
         self._all: list[ControlClient] = []
         self._lock = threading.Lock()
         self._captures = CaptureRoute()  # tmux before 3.6 only
@@ -92,7 +117,9 @@ class ControlTransport:
         # By its socket: the client runs without $TMUX, which names the default server
         by_path = ServerRef(socket_path=default_socket_path(server))
         argv = [*self._program.client_argv(by_path), *ATTACH]
-        client = ControlClient(argv, timeout=self._timeout)
+        # (a function of the lister, not of self: the clients must not keep self alive)
+        target = functools.partial(_listed_target, self._lister, by_path)
+        client = ControlClient(argv, timeout=self._timeout, target=target)
         self._all.append(client)
         return client
 
@@ -117,30 +144,18 @@ class ControlTransport:
                 client.allow_retry()
             raise
 
-    def wait_for(
-        self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
-    ) -> Completed | None:
-        """``wait-for channel`` on an idle control client of its own."""
-        key = default_socket_path(server)
-        with self._lock:
-            idle = self._waiters.setdefault(key, [])
-            waiter = idle.pop() if idle else self._new(server)
-        kept = True
-        try:
-            return waiter.wait_for(channel, timeout, release)
-        except NotCarried:
-            raise  # it never ran the wait: the client is as good as before
-        except BaseException:
-            kept = False  # it may be mid-answer: never hand it to another wait
-            raise
-        finally:
-            if kept:
-                with self._lock:
-                    idle.append(waiter)
-
     def close(self) -> None:
         _close_all(self._all)
         self._captures.close()
+
+
+def _listed_target(lister: Transport, server: ServerRef) -> str | None:
+    """:func:`attach_target` of the server's sessions as ``lister`` lists them."""
+    try:
+        listed = lister.run(server, [["list-sessions", "-F", SESSIONS]])
+    except TransportError:
+        return None
+    return attach_target(listed.stdout) if listed.status == 0 else None
 
 
 def _close_all(clients: list[ControlClient]) -> None:

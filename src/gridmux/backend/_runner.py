@@ -5,8 +5,9 @@ holds the transports in order of preference (with control mode, the
 control-mode transport, then the subprocess transport; without, the
 subprocess transport alone), hands a list to the first that carries it
 (``NotCarried`` moves on to the next), and turns what comes back into
-stdout or the classes of ``gridmux.errors`` (``_failures``). No transport
-imports this module.
+stdout or the classes of ``gridmux.errors`` (``_failures``). Waits
+(``wait-for``) skip the control client: each is a plain tmux process
+(``Waits``), which attaches to nothing. No transport imports this module.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ._commands import Command
 from ._control_transport import ControlTransport
 from ._failures import checked, transport_failure
 from ._subprocess_transport import SubprocessTransport
-from ._transport import NotCarried, TmuxProgram, Transport, TransportError
+from ._transport import NotCarried, TmuxProgram, Transport, TransportError, Waits
 from ._types import ServerRef
 
 _T = TypeVar("_T")
@@ -31,6 +32,7 @@ class TmuxRunner:
     None). ``command_timeout``: seconds any list may take. ``control_mode``:
     try a persistent control-mode client per server before a subprocess.
     ``transports``: other transports to try, in this order, instead of those.
+    ``waits``: what carries ``wait-for`` instead of the subprocess transport.
     """
 
     def __init__(
@@ -41,14 +43,20 @@ class TmuxRunner:
         control_mode: bool = False,
         transports: Sequence[Transport] = (),
         environment: Callable[[], Mapping[str, str]] | None = None,
+        waits: Waits | None = None,
     ) -> None:
         if command_timeout <= 0:
             raise ValueError("command_timeout must be positive")
         self.command_timeout = command_timeout
         program = self.program = TmuxProgram(tmux_bin, environment)
         self.subprocess = SubprocessTransport(program, timeout=command_timeout)
+        self._waits: Waits = self.subprocess if waits is None else waits
         if not transports:
-            control = [ControlTransport(program, timeout=command_timeout)] if control_mode else []
+            control = (
+                [ControlTransport(program, timeout=command_timeout, lister=self.subprocess)]
+                if control_mode
+                else []
+            )
             transports = [*control, self.subprocess]
         self._transports = tuple(transports)
         self.control = next(
@@ -97,16 +105,19 @@ class TmuxRunner:
         return checked(server, what, answer)
 
     def wait_channel(self, server: ServerRef, channel: str, timeout: float, *, what: str) -> bool:
-        """``wait-for channel``: True once signalled, False when ``timeout`` passes first."""
+        """``wait-for channel``: True once signalled, False when ``timeout`` passes first.
+
+        The wait is a tmux process of its own, never the control client; its
+        release at the deadline (a ``wait-for -S``) goes the usual way.
+        """
 
         def release() -> None:
             self.run(server, [["wait-for", "-S", channel]], what=f"release the {what}")
 
-        answer = self._first_carrying(
-            server,
-            what,
-            lambda transport: transport.wait_for(server, channel, timeout, release),
-        )
+        try:
+            answer = self._waits.wait_for(server, channel, timeout, release)
+        except TransportError as exc:
+            raise transport_failure(server, what, exc, self.command_timeout) from None
         if answer is None:
             return False
         checked(server, what, answer)

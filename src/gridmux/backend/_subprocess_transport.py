@@ -95,13 +95,15 @@ class SubprocessTransport:
     def wait_for(
         self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
     ) -> Completed | None:
-        """A ``tmux wait-for channel`` process; released, never killed, at ``timeout``.
+        """A ``tmux wait-for channel`` process (it attaches to nothing), reaped by the end.
 
-        tmux keeps a waiter whose client has gone away (``cmd-wait-for.c``) and
-        that dead waiter absorbs the next signal, which would then be neither
-        held nor delivered. So a timed-out wait is not killed: its still-live
-        client is woken by ``release``, then reaped. Caveat: that signal also
-        wakes any other client waiting on the same channel.
+        tmux up to 3.6b at least keeps a waiter whose client has gone away
+        (``cmd-wait-for.c``), and that dead waiter absorbs the next signal,
+        which would then be neither held nor delivered. So a timed-out wait is
+        not killed first: its still-live client is woken by ``release``, then
+        reaped; only one that still does not end is killed. An exception
+        (the caller interrupted) kills and reaps it at once. Caveat: the
+        release also wakes any other client waiting on the same channel.
         """
         proc = self.start(server, [["wait-for", channel]], with_stdin=False)
         try:

@@ -7,7 +7,7 @@ Two implement :class:`Transport`:
 * ``_control_transport.ControlTransport``: one persistent control-mode client
   per server; it raises :class:`NotCarried` for what it cannot carry;
 * ``_subprocess_transport.SubprocessTransport``: one tmux process per list;
-  it carries everything.
+  it carries everything, and it alone carries waits (:class:`Waits`).
 
 ``_runner.TmuxRunner`` holds them in order of preference, is the one place
 that falls back from one to the next, and the one place that turns answers
@@ -78,6 +78,21 @@ class Transport(Protocol):
         """Run ``commands`` as ONE list (back-to-back in tmux) with ``stdin`` as its input."""
         ...
 
+    def close(self) -> None:
+        """Release what the transport holds open; later calls may open it again."""
+        ...
+
+
+class Waits(Protocol):
+    """Carries ``wait-for``: the subprocess transport, a plain tmux process per wait.
+
+    A wait never goes over a control client: it would hold that client's
+    whole queue, so every concurrent wait would need a client of its own,
+    and each such client is an attach (the user's ``client-attached`` hooks
+    run, ``session_attached`` counts it). A one-off ``tmux wait-for``
+    process attaches to nothing.
+    """
+
     def wait_for(
         self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
     ) -> Completed | None:
@@ -85,13 +100,9 @@ class Transport(Protocol):
 
         At the deadline the transport calls ``release``, which signals the
         channel by another route, so that tmux answers and forgets this
-        waiter (a waiter whose client simply went away would absorb the
-        channel's next signal).
+        waiter (up to 3.6b at least, tmux keeps the waiter of a client that
+        simply went away, and it absorbs the channel's next signal; 3.8 drops it).
         """
-        ...
-
-    def close(self) -> None:
-        """Release what the transport holds open; later calls may open it again."""
         ...
 
 
