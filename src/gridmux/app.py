@@ -14,7 +14,8 @@ from gridmux.audit import audit_middleware, log_to_stderr
 from gridmux.backend import TmuxBackend
 from gridmux.http_auth import bearer_token
 from gridmux.instructions import build_instructions
-from gridmux.safety import enforce, offered_tools
+from gridmux.safety import enforce
+from gridmux.selection import offered_tools
 from gridmux.settings import Settings
 from gridmux.tools import AnswerShaper, SurrogateGate, ToolContext, register_all
 from gridmux.transport import serve

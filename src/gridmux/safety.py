@@ -12,7 +12,6 @@ hides every tool above the server's tier and installs :class:`TierGate`, and
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -210,114 +209,6 @@ POLICY: Mapping[str, Rule] = {
 for _name, _rule in POLICY.items():
     _rule.check(_name)
 
-#: Groups of tools a user switches on and off together (``--tools``,
-#: ``--exclude-tools``), after the predecessor's toolsets. Every tool is in
-#: exactly one group; the tiers still apply on top of a selection.
-GROUPS: Mapping[str, tuple[str, ...]] = {
-    "inspect": (
-        "list_servers",
-        "get_server_info",
-        "list_sessions",
-        "get_session_info",
-        "list_windows",
-        "get_window_info",
-        "list_panes",
-        "get_pane_info",
-        "find_pane_by_position",
-        "display_message",
-    ),
-    "read": (
-        "capture_pane",
-        "snapshot_pane",
-        "capture_since",
-        "search_panes",
-        "wait_for_text",
-        "wait_for_content_change",
-    ),
-    "execute": (
-        "send_keys",
-        "send_keys_batch",
-        "run_command",
-        "paste_text",
-        "clear_pane",
-        "respawn_pane",
-        "pipe_pane",
-        "load_buffer",
-        "paste_buffer",
-        "show_buffer",
-        "delete_buffer",
-        "wait_for_channel",
-        "signal_channel",
-    ),
-    "arrange": (
-        "create_session",
-        "rename_session",
-        "create_window",
-        "select_window",
-        "split_window",
-        "rename_window",
-        "select_layout",
-        "resize_window",
-        "move_window",
-        "set_pane_title",
-        "resize_pane",
-        "select_pane",
-        "swap_pane",
-        "enter_copy_mode",
-        "exit_copy_mode",
-    ),
-    "settings": (
-        "show_option",
-        "set_option",
-        "show_environment",
-        "set_environment",
-        "show_hooks",
-        "show_hook",
-    ),
-    "batch": (
-        "call_readonly_tools_batch",
-        "call_mutating_tools_batch",
-        "call_destructive_tools_batch",
-    ),
-    "teardown": ("kill_pane", "kill_window", "kill_session", "kill_server"),
-}
-
-
-def _names(text: str, option: str) -> set[str]:
-    """The tools a comma-separated list of tool and group names stands for."""
-    chosen: set[str] = set()
-    for word in (part.strip() for part in text.split(",")):
-        if not word:
-            continue
-        if word in GROUPS:
-            chosen.update(GROUPS[word])
-        elif word in POLICY:
-            chosen.add(word)
-        else:
-            close = difflib.get_close_matches(word, [*GROUPS, *POLICY], n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(
-                f"{option}: unknown tool or group {word!r} ({hint}groups: {', '.join(GROUPS)}; "
-                "or any tool name)"
-            )
-    return chosen
-
-
-def select_tools(tools: str | None, exclude_tools: str | None) -> frozenset[str]:
-    """The tools a server offers: ``tools`` (all when None) minus ``exclude_tools``.
-
-    Each is a comma-separated list of tool and group names; an unknown name,
-    or a selection that leaves no tool, is a ValueError saying so.
-    """
-    chosen = set(POLICY) if tools is None else _names(tools, "--tools")
-    if tools is not None and not chosen:
-        raise ValueError("--tools: names no tool (give tool or group names, comma-separated)")
-    chosen -= _names(exclude_tools or "", "--exclude-tools")
-    if not chosen:
-        raise ValueError("--tools/--exclude-tools: the selection leaves no tool")
-    return frozenset(chosen)
-
-
 #: What each tier lets an agent do, as the server's instructions say it.
 TIER_NOTES: Mapping[Tier, str] = {
     Tier.READONLY: (
@@ -334,119 +225,6 @@ TIER_NOTES: Mapping[Tier, str] = {
         "kill only what you created or were asked to."
     ),
 }
-
-
-# -- options a tier may set -------------------------------------------------------------
-
-_STYLES = (
-    "status-style status-left-style status-right-style message-style message-command-style "
-    "mode-style pane-border-style pane-active-border-style window-style window-active-style "
-    "window-status-style window-status-current-style window-status-last-style "
-    "window-status-activity-style window-status-bell-style popup-style popup-border-style "
-    "copy-mode-match-style copy-mode-current-match-style copy-mode-mark-style "
-    "clock-mode-colour display-panes-colour display-panes-active-colour cursor-colour "
-    "cursor-style"
-)
-_BEHAVIOUR = (
-    "history-limit mouse remain-on-exit escape-time mode-keys status-keys base-index "
-    "pane-base-index renumber-windows allow-rename automatic-rename aggressive-resize "
-    "monitor-activity monitor-bell monitor-silence activity-action bell-action "
-    "silence-action visual-activity visual-bell visual-silence synchronize-panes "
-    "window-size main-pane-height main-pane-width other-pane-height other-pane-width "
-    "wrap-search alternate-screen display-time display-panes-time repeat-time focus-events "
-    "status status-position status-interval status-justify status-left-length "
-    "status-right-length buffer-limit message-limit default-size clock-mode-style "
-    "word-separators scroll-on-clear pane-border-status pane-border-lines "
-    "pane-border-indicators set-titles extended-keys"
-)
-#: Options that end sessions or the server by themselves, later.
-_ENDINGS = "exit-empty exit-unattached destroy-unattached detach-on-destroy"
-
-#: The tmux options ``set_option`` may set, and the lowest tier that may set each
-#: (user options, ``@name``, are mutating). Every other option is refused at every
-#: tier: formats that can hold ``#(...)`` (``status-left``, ``*-format``,
-#: ``set-titles-string``), commands and shells (``default-command``,
-#: ``default-shell``, ``lock-command``, ``copy-command``, ``editor``),
-#: ``command-alias``, files (``history-file``), what reaches the outer terminal
-#: (``set-clipboard``, ``allow-passthrough``, ``terminal-*``), key tables and
-#: prefixes, and hooks: they act after gridmux has gone, so they belong in the
-#: user's tmux.conf.
-SETTABLE_OPTIONS: Mapping[str, Tier] = {
-    **dict.fromkeys((_STYLES + " " + _BEHAVIOUR).split(), Tier.MUTATING),
-    **dict.fromkeys(_ENDINGS.split(), Tier.DESTRUCTIVE),
-}
-
-#: Sequences no option value may hold: a format re-expanding it would run or build a job.
-_FORMAT_OPENERS = ("#(", "#{", "##")
-
-#: Environment variables that make the shells and programs of later panes
-#: run code or other files: shell start-up files and prompt hooks, which
-#: programs and files a shell finds (``PATH``, ``HOME``), the dynamic loader,
-#: and interpreters' start-up options. In a session's or the global tmux
-#: environment they act in panes the user opens after gridmux has gone, as
-#: ``default-command`` would, so only a destructive call may set them there.
-CODE_VARIABLES = frozenset(
-    [
-        "BASH_ENV",
-        "ENV",
-        "ZDOTDIR",
-        "FPATH",
-        "PROMPT_COMMAND",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "INPUTRC",
-        "PATH",
-        "HOME",
-        "XDG_CONFIG_HOME",
-        "PYTHONSTARTUP",
-        "PYTHONPATH",
-        "PYTHONHOME",
-        "PERL5OPT",
-        "PERL5LIB",
-        "PERLLIB",
-        "RUBYOPT",
-        "RUBYLIB",
-        "NODE_OPTIONS",
-        "JAVA_TOOL_OPTIONS",
-        "_JAVA_OPTIONS",
-    ]
-)
-#: Prefixes of such variables: the loader's, and bash's exported functions.
-CODE_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_")
-#: Prompts a shell expands each time it draws them; a command substitution
-#: (or a ``${…}`` expansion, which can hold one) in them runs code.
-PROMPT_VARIABLES = frozenset(
-    [
-        "PS0",
-        "PS1",
-        "PS2",
-        "PS3",
-        "PS4",
-        "PROMPT",
-        "PROMPT2",
-        "PROMPT3",
-        "PROMPT4",
-        "RPROMPT",
-        "RPS1",
-        "RPS2",
-    ]
-)
-_SUBSTITUTIONS = ("$(", "`", "${")
-
-
-def environment_refusal(name: str, value: str, tier: Tier) -> str | None:
-    """Why a ``tier`` call may not put ``name=value`` into a session's or the
-    global tmux environment (None: it may)."""
-    runs = name in CODE_VARIABLES or name.startswith(CODE_PREFIXES)
-    if name in PROMPT_VARIABLES:
-        runs = any(opener in value for opener in _SUBSTITUTIONS)
-    if not runs or tier >= Tier.DESTRUCTIVE:
-        return None
-    return (
-        f"{name} makes the shells of panes opened later run code or other files, also "
-        f"after gridmux has gone, so only a destructive call may set it in a tmux "
-        f"environment (this one is {tier.tag})"
-    )
 
 
 #: The tier a batch runs its steps at (unset outside a batch).
@@ -469,28 +247,6 @@ def acting_tier(server_tier: Tier) -> Tier:
     return server_tier if ceiling is None else min(server_tier, ceiling)
 
 
-def option_refusal(base: str, value: str, tier: Tier) -> str | None:
-    """Why a ``tier`` call may not set option ``base`` to ``value`` (None: it may)."""
-    opener = next((o for o in _FORMAT_OPENERS if o in value), None)
-    if opener is not None:
-        return (
-            f"refusing a value holding {opener!r}: tmux may expand an option as a format, "
-            "and a format can run shell commands"
-        )
-    needed = Tier.MUTATING if base.startswith("@") else SETTABLE_OPTIONS.get(base)
-    if needed is None:
-        return (
-            f"{base!r} is not an option gridmux sets: it holds a format, a command, a "
-            "file or a key table, or acts after gridmux has gone (see docs/safety.md)"
-        )
-    if needed > tier:
-        return (
-            f"{base!r} can end sessions or the server by itself, so only a "
-            f"{needed.tag} call may set it (this one is {tier.tag})"
-        )
-    return None
-
-
 def tool(title: str, *, always_load: bool = False) -> Callable[[F], F]:
     """Mark a module-level function as an MCP tool, its tier and hints from :data:`POLICY`.
 
@@ -510,15 +266,6 @@ def tool(title: str, *, always_load: bool = False) -> Callable[[F], F]:
         return marked
 
     return declare
-
-
-def offered_tools(tier: Tier, selected: Collection[str] | None = None) -> frozenset[str]:
-    """The tools a server at ``tier`` with the ``selected`` ones (None: all) offers."""
-    return frozenset(
-        name
-        for name, rule in POLICY.items()
-        if rule.tier <= tier and (selected is None or name in selected)
-    )
 
 
 def tools_above(tier: Tier) -> set[str]:
@@ -632,13 +379,11 @@ def enforce(mcp: FastMCP, tier: Tier, selected: Collection[str] | None = None) -
 __all__ = [
     "CREATES",
     "DESTROYS",
-    "GROUPS",
     "HINT_DEFAULTS",
     "POLICY",
     "READONLY",
     "RESETS",
     "SETS",
-    "SETTABLE_OPTIONS",
     "TIER_NOTES",
     "TYPES_INPUT",
     "Rule",
@@ -648,13 +393,9 @@ __all__ = [
     "batch_ceiling",
     "effective_hints",
     "enforce",
-    "environment_refusal",
     "lean_hints",
     "listed_tier",
-    "offered_tools",
-    "option_refusal",
     "refusal",
-    "select_tools",
     "tier_of",
     "tool",
     "tools_above",

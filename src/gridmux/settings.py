@@ -35,7 +35,8 @@ from pydantic_settings import (
 )
 
 from gridmux.backend import VARIABLE_NAME
-from gridmux.safety import GROUPS, Tier, offered_tools, select_tools
+from gridmux.safety import Tier
+from gridmux.selection import GROUPS, offered_tools, select_tools
 from gridmux.server_environment import tmux_environment
 
 ENV_PREFIX = "GRIDMUX_"
@@ -96,7 +97,7 @@ class Settings(BaseSettings):
     control_mode: OnOff = True
     #: With socket_name or socket_path set, whether calls may name other tmux servers.
     allow_other_servers: OnOff = False
-    #: Tools and groups (``gridmux.safety.GROUPS``) to offer, comma-separated;
+    #: Tools and groups (``gridmux.selection.GROUPS``) to offer, comma-separated;
     #: None offers every tool of the tier. ``exclude_tools`` takes some away.
     tools: str | None = None
     exclude_tools: str | None = None

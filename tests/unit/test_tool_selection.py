@@ -11,7 +11,8 @@ from fastmcp import Client
 
 from gridmux import Settings, create_server
 from gridmux.backend import ServerRef
-from gridmux.safety import GROUPS, POLICY, select_tools
+from gridmux.safety import POLICY
+from gridmux.selection import GROUPS, select_tools
 from tests.mcp_calls import call, call_error
 from tmuxsim import SimBackend
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from gridmux.backend import VARIABLE_NAME
 from gridmux.errors import InvalidArgument
-from gridmux.safety import Tier, environment_refusal
+from gridmux.safety import Tier
+from gridmux.settable import environment_refusal
 
 from ._targets import check_name
 
@@ -54,7 +55,7 @@ def parse_environment(
 
 def check_lasting_environment(env: Mapping[str, str], tier: Tier) -> None:
     """Refuse variables that would make later panes run code
-    (``safety.environment_refusal``) in a session's or the global environment."""
+    (``settable.environment_refusal``) in a session's or the global environment."""
     for name, value in env.items():
         refused = environment_refusal(name, value, tier)
         if refused is not None:

@@ -23,7 +23,8 @@ from pydantic import Field
 
 from gridmux.backend import CONTROL_CHARACTER, ServerRef, TmuxBackend
 from gridmux.errors import InvalidArgument, NotFound, TmuxFailure, TmuxUnavailable
-from gridmux.safety import SETTABLE_OPTIONS, acting_tier, option_refusal, tool
+from gridmux.safety import acting_tier, tool
+from gridmux.settable import SETTABLE_OPTIONS, option_refusal
 
 from ._config_models import (
     EnvironmentResult,
