@@ -22,7 +22,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
+from anyio.lowlevel import RunVar
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.exceptions import ToolError
@@ -137,6 +139,26 @@ class TaughtError(ToolError):
 
 def tool_error(exc: GridmuxError) -> ToolError:
     return TaughtError(exc.message, kind=exc.kind, hint=exc.hint, parameter=exc.parameter)
+
+
+#: Worker threads for calls that wait (wait_for_channel, run_command), apart
+#: from the default pool of 40 every other call uses; a wait beyond them
+#: queues for one, and never holds a thread another tool needs.
+WAITING_THREADS = 64
+
+
+#: The limiter of ``WAITING_THREADS``: one per event loop (a limiter belongs
+#: to the loop that made it), made on first use.
+_WAITING: RunVar[anyio.CapacityLimiter] = RunVar("gridmux_waiting_threads")
+
+
+def waiting_limiter() -> anyio.CapacityLimiter:
+    try:
+        return _WAITING.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(WAITING_THREADS)
+        _WAITING.set(limiter)
+        return limiter
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +345,16 @@ class ToolContext:
         """Run a backend call in a worker thread, translating gridmux errors."""
         try:
             return await anyio.to_thread.run_sync(fn)
+        except GridmuxError as exc:
+            raise tool_error(exc) from exc
+
+    async def call_waiting(self, fn: Callable[[], T]) -> T:
+        """``call`` for a call that blocks until something happens (a wait-for,
+        a run): its worker thread comes from a pool of its own
+        (``WAITING_THREADS``), so however many of them wait, the other calls
+        keep the default pool's threads."""
+        try:
+            return await anyio.to_thread.run_sync(fn, limiter=waiting_limiter())
         except GridmuxError as exc:
             raise tool_error(exc) from exc
 

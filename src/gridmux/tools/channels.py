@@ -85,7 +85,7 @@ async def wait_for_channel(
         elapsed = time.monotonic() - started
         return f"Channel {channel!r} signalled after {elapsed:.2f} s (timeout {timeout:g} s)"
 
-    return await ctx.call(wait)
+    return await ctx.call_waiting(wait)
 
 
 @tool("Signal tmux Channel")

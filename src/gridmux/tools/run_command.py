@@ -227,7 +227,7 @@ async def run_command(
         started=started,
         token=secrets.token_hex(8),
     )
-    output, status, target = await ctx.call(
+    output, status, target = await ctx.call_waiting(
         guarded(functools.partial(_run, ctx, server, request, context))
     )
     limited = limit_tail(tuple(output.lines), max_lines, max_bytes)
