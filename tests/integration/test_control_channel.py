@@ -386,7 +386,14 @@ def test_waits_over_control_mode_see_signals_and_absorb_none(
         wait_until(lambda: len(waiters(socket, ["both"])) == 2, what="two wait-for processes")
         assert tmux("list-clients", "-F", "#{client_pid}") == clients
     finally:
-        control.signal_channel(tmux_server, "both")
+        # A wait-for process can be running before tmux has its waiter: a
+        # signal then wakes only the waiters tmux has, so signal until both
+        # have answered (each answer must still be a signal, not a timeout).
+        deadline = time.monotonic() + 15
+        while any(t.is_alive() for t in waiting) and time.monotonic() < deadline:
+            control.signal_channel(tmux_server, "both")
+            for thread in waiting:
+                thread.join(timeout=0.1)
         for thread in waiting:
             thread.join()
     assert answers == [True, True]
