@@ -133,8 +133,9 @@ class ControlClient:
     def server_version(self) -> str:
         """The ``#{version}`` of the server this client is attached to (attaching
         if it is not); ``NotCarried`` when no client can attach."""
-        with self._held(time.monotonic() + self._timeout):
-            if not self._ready(time.monotonic() + self._timeout):
+        deadline = time.monotonic() + self._timeout
+        with self._held(deadline):
+            if not self._ready(deadline):
                 raise NotCarried("no control client is attached")
             return self._version
 
@@ -181,7 +182,7 @@ class ControlClient:
         self._buffer.clear()
         try:
             attached = self._await_attach(deadline)
-        except TransportTimeout:
+        except (TransportTimeout, TransportBroken):  # no answer, or shutdown
             self._stop()
             self._retry_at = time.monotonic() + RETRY_AFTER
             raise
@@ -264,7 +265,7 @@ class ControlClient:
                     raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
                 try:
                     lines = self._exchange(data, sentinel, deadline)
-                except TransportTimeout:
+                except (TransportTimeout, TransportBroken):  # no answer, or shutdown
                     self._stop()
                     raise
                 if lines is not None:
