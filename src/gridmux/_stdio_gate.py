@@ -33,7 +33,7 @@ import os
 import select
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, TextIO
 
@@ -112,7 +112,10 @@ def _write_all(out: BinaryIO, data: bytes) -> None:
 class _Gate:
     """The client's side of the wire: ``real_in`` and ``real_out`` (descriptors)."""
 
-    def __init__(self, real_in: int, real_out: int) -> None:
+    def __init__(
+        self, real_in: int, real_out: int, on_end: Callable[[], None] = lambda: None
+    ) -> None:
+        self._on_end = on_end
         self._lock = threading.Lock()
         self._in = real_in
         self._out: BinaryIO = os.fdopen(real_out, "wb", buffering=0, closefd=False)
@@ -141,6 +144,7 @@ class _Gate:
             chunk = os.read(self._in, 1 << 16)
             if not chunk:
                 self._ended = True
+                self._on_end()  # before the SDK sees the end: pending calls end now
                 if self._line:
                     self._take(bytes(self._line))
                 break
@@ -216,9 +220,10 @@ class _Redirected(io.TextIOWrapper):
 
 
 @contextmanager
-def gated_stdio() -> Iterator[None]:
+def gated_stdio(on_end: Callable[[], None] = lambda: None) -> Iterator[None]:
     """While inside, ``sys.stdin.buffer`` and ``sys.stdout.buffer`` are the gate's, and
-    descriptors 0 and 1 read the null device and write to stderr."""
+    descriptors 0 and 1 read the null device and write to stderr. ``on_end`` runs
+    (on the reader's thread) when the client's input ends."""
     real_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     real_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     sys.stdout.flush()
@@ -226,7 +231,7 @@ def gated_stdio() -> Iterator[None]:
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
-    gate = _Gate(real_in, real_out)
+    gate = _Gate(real_in, real_out, on_end)
     saved = sys.stdin, sys.stdout
     sys.stdin = _Redirected(io.BufferedReader(_GateReader(gate)), saved[0])
     sys.stdout = _Redirected(io.BufferedWriter(_GateWriter(gate)), saved[1])

@@ -111,8 +111,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"gridmux: {exc}") from None
     log_to_stderr()
     quiet_prompt_errors()
+    # When the client's input ends, calls stuck on tmux end at once, so the
+    # server (which waits for pending calls) can exit.
+    shutdown = getattr(backend, "shutdown", None)
     try:
-        serve(server, settings)
+        serve(server, settings, shutdown if callable(shutdown) else lambda: None)
     finally:
         close = getattr(backend, "close", None)  # the real backend's control clients
         if callable(close):

@@ -28,6 +28,7 @@ import asyncio
 import ipaddress
 import socket
 import sys
+from collections.abc import Callable
 
 import h11
 from fastmcp import FastMCP
@@ -41,10 +42,11 @@ from gridmux.settings import Settings, is_loopback
 HTTP_PATH = "/mcp"
 
 
-def serve(mcp: FastMCP, settings: Settings) -> None:
-    """Serve ``mcp`` on the transport the settings name, until stopped."""
+def serve(mcp: FastMCP, settings: Settings, on_end: Callable[[], None] = lambda: None) -> None:
+    """Serve ``mcp`` on the transport the settings name, until stopped. Over
+    stdio ``on_end`` runs as soon as the client's input ends."""
     if settings.transport == "stdio":
-        with gated_stdio():  # every malformed line is answered, see _stdio_gate
+        with gated_stdio(on_end):  # every malformed line is answered, see _stdio_gate
             mcp.run(transport="stdio", show_banner=False, log_level="warning")
         return
     sock = bind_loopback(settings.host, settings.port)

@@ -104,10 +104,18 @@ class StdioPeer:
             pid for pid in children(self.pid) if any(Path(a).name == "tmux" for a in argv_of(pid))
         }
 
+    def close_input(self) -> None:
+        """End gridmux's standard input (what an MCP client does to stop it)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.communicate()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.proc.wait()
 
 
 def wait_until(condition: Any, what: str, timeout: float = 10.0) -> None:

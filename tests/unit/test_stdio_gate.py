@@ -127,13 +127,15 @@ def test_an_answer_of_the_gate_never_lands_inside_a_line_of_the_server() -> None
     the server is half-way through a line waits for that line's end."""
     real_in, client_in = os.pipe()
     client_out, real_out = os.pipe()
-    gate = _Gate(real_in, real_out)
+    ended: list[bool] = []
+    gate = _Gate(real_in, real_out, lambda: ended.append(True))
     try:
         gate.write(b'{"jsonrpc": "2.0", "id": 1, ')
         os.write(client_in, b"not json\n")
         buffer = bytearray(100)
         os.close(client_in)
         assert gate.readinto(buffer) == 0  # the bad line is answered, never passed on
+        assert ended == [True]  # the end of input is reported (pending calls end)
         gate.write(b'"result": {}}\n{"partial')
         gate.close()  # the server returned: what it wrote after its last newline goes too
         os.close(real_out)

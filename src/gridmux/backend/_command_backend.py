@@ -101,6 +101,10 @@ class TmuxCommandBackend(ReadOperations, ObjectOperations):
         """Stop the control-mode clients; later calls start them again."""
         self._runner.close()
 
+    def shutdown(self) -> None:
+        """End every pending call now and refuse later ones (gridmux is exiting)."""
+        self._runner.shutdown()
+
     @property
     def control_mode(self) -> bool:
         return self._runner.control_mode

@@ -24,6 +24,7 @@ retry.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -32,7 +33,9 @@ import select
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from ._commands import Command
 from ._control_syntax import (
@@ -43,7 +46,7 @@ from ._control_syntax import (
     parse_segment,
     request_lines,
 )
-from ._spawn import spawn
+from ._spawn import reap, spawn
 from ._transport import Completed, NotCarried, TransportBroken, TransportTimeout
 
 _READ_SIZE = 1 << 16
@@ -72,6 +75,10 @@ class ControlClient:
         self._proc: subprocess.Popen[bytes] | None = None
         #: waits for the client's output (one per client, not one per read)
         self._poller = select.poll()
+        #: written by ``shutdown`` to wake a request: a stopped tmux server holds
+        #: the client's pipes (tmux passes them over), so killing it ends no read
+        self._wake_read, self._wake_write = os.pipe()
+        weakref.finalize(self, _close_fds, self._wake_read, self._wake_write)
         self._buffer = bytearray()
         self._prefix = "gmx" + secrets.token_hex(12)
         self._serial = itertools.count(1)  # next() is atomic: tokens never repeat
@@ -93,26 +100,60 @@ class ControlClient:
         self._retry_at = 0.0
 
     def close(self) -> None:
-        with self._lock:
-            self._stop()
+        """Stop the client, without waiting: one a request holds is killed, and
+        that request sees its output end and reaps it."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._stop()
+            finally:
+                self._lock.release()
+            return
+        proc = self._proc
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+
+    def shutdown(self) -> None:
+        """Attach no more, and stop the client (``close``) even mid-request."""
+        self.disabled = True
+        with contextlib.suppress(OSError):
+            os.write(self._wake_write, b"x")
+        self.close()
+
+    @contextmanager
+    def _held(self, deadline: float) -> Iterator[None]:
+        """The client's lock, waited for no later than ``deadline`` (``TransportTimeout``)."""
+        if not self._lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise TransportTimeout(f"no answer within {self._timeout:g}s (tmux is busy)")
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def server_version(self) -> str:
         """The ``#{version}`` of the server this client is attached to (attaching
         if it is not); ``NotCarried`` when no client can attach."""
-        with self._lock:
-            if not self._ready():
+        deadline = time.monotonic() + self._timeout
+        with self._held(deadline):
+            if not self._ready(deadline):
                 raise NotCarried("no control client is attached")
             return self._version
 
-    def _ready(self) -> bool:
+    def _ready(self, deadline: float) -> bool:
         """A live, attached client: the one there is, or a new one (call holding the lock)."""
         proc = self._proc
         if proc is not None and proc.poll() is None and b"%exit" not in self._buffer:
             return True
         self._stop()
-        return self._connect()
+        return self._connect(deadline)
 
-    def _connect(self) -> bool:
+    def _connect(self, deadline: float) -> bool:
+        """Attach a new client by ``deadline``; False when none can attach now.
+
+        ``TransportTimeout`` when tmux does not answer (the session listing or
+        the attach): a stopped or spinning server would not answer a one-off
+        process either, so the call fails rather than fall back and wait again.
+        """
         if self.disabled or time.monotonic() < self._retry_at:
             return False
         argv = self._argv
@@ -135,13 +176,16 @@ class ControlClient:
             self.disabled = True
             return False
         assert self._proc.stdout is not None
-        self._poller = select.poll()
-        self._poller.register(self._proc.stdout.fileno(), select.POLLIN)
+        assert self._proc.stdin is not None
+        os.set_blocking(self._proc.stdin.fileno(), False)  # writes wait by deadline
+        self._poller = self._polling(self._proc.stdout.fileno(), select.POLLIN)
         self._buffer.clear()
         try:
-            attached = self._await_attach()
-        except TransportTimeout:
-            attached = False
+            attached = self._await_attach(deadline)
+        except (TransportTimeout, TransportBroken):  # no answer, or shutdown
+            self._stop()
+            self._retry_at = time.monotonic() + RETRY_AFTER
+            raise
         if not attached:
             text = bytes(self._buffer).decode(errors="replace")
             self.disabled = any(word in text for word in _UNSUPPORTED)
@@ -150,7 +194,7 @@ class ControlClient:
             return False
         return True
 
-    def _await_attach(self) -> bool:
+    def _await_attach(self, deadline: float) -> bool:
         """Read until tmux reports the client attached (True) or gone (False).
 
         tmux may run lines we send before the attach command itself, so a
@@ -164,17 +208,19 @@ class ControlClient:
                 end = self._buffer.find(b"\n", at)
                 if end >= 0:
                     break
-            if not self._read_more(time.monotonic() + self._timeout):
+            if not self._read_more(deadline):
                 return False
         token = self._token()
-        lines = self._exchange(f"display-message -p {token}\n".encode(), token)
+        lines = self._exchange(f"display-message -p {token}\n".encode(), token, deadline)
         if lines is None:
             return False
         begin = Guard.parse(lines[-1])
         self._own_flags = begin.flags if begin is not None else b"1"
         sentinel = self._token()
         shown = self._exchange(
-            request_lines([[["display-message", "-p", "#{version}"]]], [], sentinel), sentinel
+            request_lines([[["display-message", "-p", "#{version}"]]], [], sentinel),
+            sentinel,
+            deadline,
         )
         if shown is None:
             return False
@@ -187,11 +233,8 @@ class ControlClient:
 
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+        if proc is not None:
+            reap(proc)
 
     def _token(self) -> str:
         return f"{self._prefix}x{next(self._serial)}"
@@ -208,11 +251,12 @@ class ControlClient:
         there, and the last segment holds tmux's error. ``NotCarried`` when
         tmux did not run the list.
         """
-        with self._lock:
+        deadline = time.monotonic() + self._timeout
+        with self._held(deadline):
             # A client found dead is replaced once; if the new one cannot
             # take the line either, the runner tries the next transport.
             for _attempt in range(2):
-                if not self._ready():
+                if not self._ready(deadline):
                     raise NotCarried("no control client is attached")
                 markers = [self._token() for _ in groups[1:]]
                 sentinel = self._token()
@@ -220,8 +264,8 @@ class ControlClient:
                 if len(data) > MAX_LINE_BYTES:
                     raise NotCarried(f"a command line over {MAX_LINE_BYTES} bytes")
                 try:
-                    lines = self._exchange(data, sentinel)
-                except TransportTimeout:
+                    lines = self._exchange(data, sentinel, deadline)
+                except (TransportTimeout, TransportBroken):  # no answer, or shutdown
                     self._stop()
                     raise
                 if lines is not None:
@@ -278,21 +322,29 @@ class ControlClient:
             raise ProtocolError("a command list stopped without an error")
         return segments
 
-    def _exchange(
-        self, data: bytes, sentinel: str, deadline: float | None = None
-    ) -> list[bytes] | None:
+    def _exchange(self, data: bytes, sentinel: str, deadline: float) -> list[bytes] | None:
         """Write ``data``; read through the sentinel's block (``_await``)."""
+        self._write(data, deadline)
+        return self._await(sentinel, deadline)
+
+    def _write(self, data: bytes, deadline: float) -> None:
+        """Write all of ``data`` to the client by ``deadline`` (a stopped client
+        reads nothing, and a full pipe would block a plain write for good)."""
         proc = self._proc
         assert proc is not None
         assert proc.stdin is not None
-        try:
-            proc.stdin.write(data)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # the read below sees the end of output
-        return self._await(
-            sentinel, time.monotonic() + self._timeout if deadline is None else deadline
-        )
+        fd = proc.stdin.fileno()
+        writable = self._polling(fd, select.POLLOUT)
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                pass
+            except OSError:
+                return  # the client is gone: the read sees the end of its output
+            if view:
+                self._wait(writable, deadline)
 
     def _await(self, sentinel: str, deadline: float) -> list[bytes] | None:
         """Read through the sentinel's block.
@@ -320,12 +372,27 @@ class ControlClient:
         assert proc is not None
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not self._poller.poll(max(1, math.ceil(remaining * 1000))):
-            raise TransportTimeout(f"no answer within {self._timeout:g}s")
+        self._wait(self._poller, deadline)
         chunk = os.read(fd, _READ_SIZE)
         self._buffer += chunk
         return bool(chunk)
+
+    def _polling(self, fd: int, event: int) -> select.poll:
+        """A poller for ``event`` on ``fd``, woken by ``shutdown`` too."""
+        poller = select.poll()
+        poller.register(fd, event)
+        poller.register(self._wake_read, select.POLLIN)
+        return poller
+
+    def _wait(self, poller: select.poll, deadline: float) -> None:
+        """Until ``poller``'s descriptor is ready: ``TransportTimeout`` at ``deadline``,
+        ``TransportBroken`` when ``shutdown`` wakes it."""
+        remaining = deadline - time.monotonic()
+        ready = poller.poll(max(1, math.ceil(remaining * 1000))) if remaining > 0 else []
+        if any(fd == self._wake_read for fd, _ in ready):
+            raise TransportBroken("gridmux is shutting down; the request may have run")
+        if not ready:
+            raise TransportTimeout(f"no answer within {self._timeout:g}s")
 
     def _take(self, found: int, end_line: int, sentinel: str) -> list[bytes]:
         head = bytes(self._buffer[:found])
@@ -338,6 +405,12 @@ class ControlClient:
             self._stop()
             raise TransportBroken("the request's closing block is malformed")
         return lines
+
+
+def _close_fds(*fds: int) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def joined(segments: Sequence[Segment]) -> Completed:

@@ -31,6 +31,7 @@ from ._transport import (
     TmuxProgram,
     Transport,
     TransportError,
+    TransportTimeout,
 )
 from ._types import ServerRef
 
@@ -148,11 +149,21 @@ class ControlTransport:
         _close_all(self._all)
         self._captures.close()
 
+    def shutdown(self) -> None:
+        """No more clients; the ones there are stop, even mid-request."""
+        with self._lock:
+            self._clients.clear()
+            clients = list(self._all)
+        for client in clients:
+            client.shutdown()
+
 
 def _listed_target(lister: Transport, server: ServerRef) -> str | None:
     """:func:`attach_target` of the server's sessions as ``lister`` lists them."""
     try:
         listed = lister.run(server, [["list-sessions", "-F", SESSIONS]])
+    except TransportTimeout:
+        raise  # the server does not answer: no transport would get an answer
     except TransportError:
         return None
     return attach_target(listed.stdout) if listed.status == 0 else None

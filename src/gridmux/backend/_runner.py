@@ -73,6 +73,13 @@ class TmuxRunner:
         for transport in self._transports:
             transport.close()
 
+    def shutdown(self) -> None:
+        """For the end of gridmux: start no tmux process or client again, and kill
+        the running ones, so every pending call ends now (with an error)."""
+        self.subprocess.shutdown()  # first: a control request cut short falls back to it
+        if self.control is not None:
+            self.control.shutdown()
+
     def _first_carrying(self, server: ServerRef, what: str, call: Callable[[Transport], _T]) -> _T:
         """``call`` on each transport until one carries it: the one fallback."""
         try:

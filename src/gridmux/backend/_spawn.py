@@ -20,6 +20,7 @@ for the children of a fork, and tmux forks its server.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -116,6 +117,31 @@ def _tie_to_parent(parent: int) -> Callable[[], None]:
 
 
 _SPAWNER = _Spawner()
+
+
+#: How long a killed child may take to be collected before a thread is left to do it.
+REAP_GRACE = 2.0
+
+
+def reap(proc: subprocess.Popen[bytes], grace: float = REAP_GRACE) -> None:
+    """Kill a child and collect it (``waitpid``) within ``grace`` seconds.
+
+    Its pipes are closed, not drained: a pipe another process still holds
+    (or a child that cannot die yet) would make a read wait for good. A child
+    the kernel has not let go of by then is collected by a daemon thread, so
+    no zombie is left and the caller is not held.
+    """
+    if proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        threading.Thread(target=proc.wait, name="gridmux-reaper", daemon=True).start()
 
 
 def spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:

@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import errno
 import subprocess
+import threading
+import time
 from collections.abc import Callable, Sequence
 
 from ._commands import Command
-from ._spawn import spawn
-from ._transport import CannotStart, CommandTooLong, Completed, TmuxProgram, TransportTimeout
+from ._spawn import reap, spawn
+from ._transport import (
+    CannotStart,
+    CommandTooLong,
+    Completed,
+    TmuxProgram,
+    TransportBroken,
+    TransportTimeout,
+)
 from ._types import ServerRef
+
+#: How often a waiting call looks whether gridmux is shutting down (seconds).
+_SHUTDOWN_CHECK = 0.1
 
 
 def escape_argument(arg: str) -> str:
@@ -25,12 +37,6 @@ def escape_argument(arg: str) -> str:
     if arg.endswith(";"):
         return arg[:-1] + "\\;"
     return arg
-
-
-def reap(proc: subprocess.Popen[bytes]) -> None:
-    """Kill a child and collect it, so no tmux client outlives its call."""
-    proc.kill()
-    proc.communicate()
 
 
 def completed(returncode: int, stdout: bytes, stderr: bytes) -> Completed:
@@ -44,6 +50,10 @@ class SubprocessTransport:
     def __init__(self, program: TmuxProgram, *, timeout: float) -> None:
         self.program = program
         self.timeout = timeout
+        #: the tmux processes running now (killed by ``shutdown``)
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._live_lock = threading.Lock()
+        self._ended = False
 
     def argv(self, server: ServerRef, commands: Sequence[Command]) -> list[str]:
         """``tmux -u [-S path | -L name] cmd1 ; cmd2 …`` as a list."""
@@ -64,6 +74,14 @@ class SubprocessTransport:
     ) -> subprocess.Popen[bytes]:
         """The tmux process running ``commands``, its stdout and stderr piped."""
         argv = self.argv(server, commands)
+        with self._live_lock:
+            if self._ended:
+                raise TransportBroken("gridmux is shutting down")
+            proc = self._spawn(argv, with_stdin=with_stdin)
+            self._live.add(proc)
+        return proc
+
+    def _spawn(self, argv: list[str], *, with_stdin: bool) -> subprocess.Popen[bytes]:
         try:
             return spawn(
                 argv,
@@ -83,14 +101,46 @@ class SubprocessTransport:
         """One process; after ``timeout`` it is killed and reaped (``TransportTimeout``)."""
         proc = self.start(server, commands, with_stdin=stdin is not None)
         try:
-            stdout, stderr = proc.communicate(stdin, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            reap(proc)
-            raise TransportTimeout(f"no answer within {self.timeout:g}s") from None
+            stdout, stderr = self._answer(proc, stdin, self.timeout)
         except BaseException:
             reap(proc)
             raise
+        finally:
+            self._forget(proc)
         return completed(proc.returncode, stdout, stderr)
+
+    def _answer(
+        self, proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float
+    ) -> tuple[bytes, bytes]:
+        """``proc``'s output within ``timeout`` (else ``TransportTimeout``), or until
+        ``shutdown`` (``TransportBroken``). Output ends by the process's end
+        only: tmux holds a client's pipes (passed to the server), so a killed
+        client of a stopped server would leave a read waiting."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TransportTimeout(f"no answer within {timeout:g}s")
+            try:  # communicate resumes where a timed-out one stopped (input given once)
+                return proc.communicate(stdin, timeout=min(remaining, _SHUTDOWN_CHECK))
+            except subprocess.TimeoutExpired:
+                stdin = None
+                if self._ended:
+                    raise TransportBroken("gridmux is shutting down") from None
+
+    def _forget(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._live_lock:
+            self._live.discard(proc)
+
+    def shutdown(self) -> None:
+        """Start no more processes and kill the running ones: each call waiting
+        on one then ends at once (its own thread reaps the process)."""
+        with self._live_lock:
+            self._ended = True
+            live = list(self._live)
+        for proc in live:
+            if proc.poll() is None:
+                proc.kill()
 
     def wait_for(
         self, server: ServerRef, channel: str, timeout: float, release: Callable[[], None]
@@ -107,19 +157,25 @@ class SubprocessTransport:
         """
         proc = self.start(server, [["wait-for", channel]], with_stdin=False)
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+            stdout, stderr = self._answer(proc, None, timeout)
+        except TransportTimeout:
             return self._release(proc, release)
         except BaseException:
             reap(proc)
             raise
+        finally:
+            self._forget(proc)
         return completed(proc.returncode, stdout, stderr)
 
     def _release(
         self, proc: subprocess.Popen[bytes], release: Callable[[], None]
     ) -> Completed | None:
         if proc.poll() is not None:  # signalled just as the deadline passed
-            stdout, stderr = proc.communicate()
+            try:
+                stdout, stderr = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:  # a pipe held open elsewhere
+                reap(proc)
+                return None
             return completed(proc.returncode, stdout, stderr)
         # Normally one signal wakes our client at once. A second one is only for
         # a client that had not even registered its wait when the first came.
