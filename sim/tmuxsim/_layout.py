@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gridmux.backend import InvalidArgument, TmuxFailure
+from gridmux.backend import InvalidArgument, TmuxFailure, layout_checksum
 
 PANE_MINIMUM = 1  # tmux.h: smallest pane width or height
 
@@ -127,15 +127,6 @@ def _spread_leaves(kind: Kind, panes: list[int], sx: int, sy: int) -> list[Cell]
     return [_leaf(p, sx, h) for p, h in zip(panes, _spread(sy, len(panes)), strict=True)]
 
 
-def checksum(text: str) -> int:
-    # layout.c:layout_checksum
-    csum = 0
-    for ch in text:
-        csum = (csum >> 1) + ((csum & 1) << 15)
-        csum = (csum + ord(ch)) & 0xFFFF
-    return csum
-
-
 class Layout:
     def __init__(self, root: Cell) -> None:
         self.root = root
@@ -179,7 +170,7 @@ class Layout:
             return f"{text}{{{inner}}}" if cell.kind == "lr" else f"{text}[{inner}]"
 
         body = append(self.root)
-        return f"{checksum(body):04x},{body}"
+        return f"{layout_checksum(body):04x},{body}"
 
     # -- changes ---------------------------------------------------------------
     def split(
@@ -346,7 +337,7 @@ def parse_layout(text: str, panes: list[int]) -> Layout:
     """A layout string (as ``dump`` writes) applied to ``panes`` in order."""
     csum, _, body = text.partition(",")
     try:
-        valid = int(csum, 16) == checksum(body)
+        valid = int(csum, 16) == layout_checksum(body)
     except ValueError:
         valid = False
     if not valid:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from gridmux.backend import InvalidArgument
+from gridmux.backend import InvalidArgument, layout_checksum
 
-from ._layout import Cell, Kind, Layout, checksum, parse_layout
+from ._layout import Cell, Kind, Layout, parse_layout
 
 if TYPE_CHECKING:
     from ._model import SimWindow
@@ -75,7 +75,7 @@ def apply_layout(window: SimWindow, text: str) -> Layout:
         raise InvalidArgument(f"invalid layout: {text}") from None
     # The checksummed reader does the checks (pane count, sizes adding up).
     body = _dump_body(root)
-    layout = parse_layout(f"{checksum(body):04x},{body}", numbers)
+    layout = parse_layout(f"{layout_checksum(body):04x},{body}", numbers)
     marks = _pane_marks(document["L"])
     panes = list(window.panes)
     last = sorted((m["l"], panes[i]) for i, m in enumerate(marks) if isinstance(m.get("l"), int))
